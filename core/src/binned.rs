@@ -1,0 +1,363 @@
+//! The binned-state algorithms, written once over slices of primaries and carries.
+//!
+//! A K-fold state is K primaries `p` and K carries `c` (both slices of length K) plus
+//! [`Meta`]: the value count, the special-value flags and the deposits since the last
+//! renormalisation. Both accumulator forms (const-generic and run-time fold) keep their
+//! arrays and call these functions, so they cannot drift apart.
+//!
+//! Every function here is exact where the format says it is exact: the only rounding in
+//! the whole format is the per-slot rounding of a deposit (ties away from zero, through the
+//! forced low bit) and the fixed-order conversion.
+
+use crate::float::Float;
+use crate::Error;
+
+/// Largest fold of either type; the size of scratch arrays.
+pub(crate) const FOLD_CAP: usize = 52;
+
+/// A NaN was added.
+pub(crate) const FLAG_NAN: u8 = 1;
+/// A +Inf was added.
+pub(crate) const FLAG_POS_INF: u8 = 2;
+/// A -Inf was added.
+pub(crate) const FLAG_NEG_INF: u8 = 4;
+/// All flag bits.
+pub(crate) const FLAG_ALL: u8 = FLAG_NAN | FLAG_POS_INF | FLAG_NEG_INF;
+
+/// Everything of a state but its arrays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Meta {
+    /// Values added (finite or not).
+    pub count: u64,
+    /// `FLAG_*` bits of the special values seen.
+    pub flags: u8,
+    /// Deposits into the primaries since the last renormalisation.
+    pub pending: u32,
+}
+
+/// The flag a non-finite value sets.
+#[inline(always)]
+pub(crate) fn special_flag<T: Float>(x: T) -> u8 {
+    let bits = x.bits();
+    if bits & !T::SIGN_BIT > T::INF_BITS {
+        FLAG_NAN
+    } else if bits & T::SIGN_BIT == 0 {
+        FLAG_POS_INF
+    } else {
+        FLAG_NEG_INF
+    }
+}
+
+/// Raises the window so that it starts at bin `ix` or higher (ReproBLAS's update).
+///
+/// An empty state (p_0 = 0) takes the window starting at `ix`. Otherwise, if `ix` is above
+/// the current top bin by `s`, every slot moves down by `s` (slots past the bottom are
+/// dropped) and the top `min(s, K)` slots start fresh. The window never moves down.
+#[inline]
+pub(crate) fn update<T: Float>(p: &mut [T], c: &mut [T], ix: usize) {
+    let k = p.len().min(c.len());
+    let (p, c) = (&mut p[..k], &mut c[..k]);
+    let Some(&p0) = p.first() else { return };
+    let fresh = if p0.is_zero() {
+        k
+    } else {
+        let top = T::window_index(p0);
+        if ix >= top {
+            return;
+        }
+        let s = top - ix;
+        if s < k {
+            p.copy_within(..k - s, s);
+            c.copy_within(..k - s, s);
+        }
+        s.min(k)
+    };
+    for (j, (pj, cj)) in p.iter_mut().zip(c.iter_mut()).take(fresh).enumerate() {
+        *pj = T::bin(ix + j);
+        *cj = T::ZERO;
+    }
+}
+
+/// Deposits a finite `x` into the primaries `p` (ReproBLAS's deposit).
+///
+/// Slot by slot from the top, the slot takes `x` rounded to the nearest multiple of its
+/// grid, ties away from zero, and passes the rest down; the last slot's rest is dropped.
+/// The rounding comes from adding `x` with its lowest significand bit forced to 1 to a
+/// primary that stays in one binade: a value with that bit set can never lie exactly
+/// halfway between two multiples of the slot's grid, so the result is the same whatever
+/// the primary held before. `top` says whether the window starts at bin 0, where slot 0
+/// holds compressed values (times 2^-14 / 2^-12) so that it cannot overflow.
+#[inline(always)]
+pub(crate) fn deposit<T: Float>(p: &mut [T], mut x: T, top: bool) {
+    let Some((last, rest)) = p.split_last_mut() else { return };
+    let mut rest = rest.iter_mut();
+    if top {
+        if let Some(p0) = rest.next() {
+            let m = *p0;
+            let q = m + (x * T::pow2(T::COMPRESSION_EXP)).or_low_bit();
+            *p0 = q;
+            // (m - q) * 2^14 could overflow for a value near the top of the range; the
+            // expansion is applied as 2^13 added twice, as ReproBLAS does.
+            let d = (m - q) * T::pow2(-T::COMPRESSION_EXP - 1);
+            x = x + d;
+            x = x + d;
+        }
+    }
+    for pj in rest {
+        let m = *pj;
+        let q = m + x.or_low_bit();
+        *pj = q;
+        x = x + (m - q);
+    }
+    *last = *last + x.or_low_bit();
+}
+
+/// Renormalises every slot (carry propagation; ReproBLAS's renorm).
+///
+/// The two significand bits below the leading bit give the quarter q of the binade a
+/// primary is in; q - 2 goes to the carry and the bits are set to "10", moving the primary
+/// into [1.5, 1.75) * ufp without changing the slot's value. Does nothing to an empty state.
+#[inline]
+pub(crate) fn renorm<T: Float>(p: &mut [T], c: &mut [T]) {
+    match p.first() {
+        Some(p0) if !p0.is_zero() => {}
+        _ => return,
+    }
+    let shift = T::MANT_BITS - 2;
+    for (pj, cj) in p.iter_mut().zip(c.iter_mut()) {
+        let bits = pj.bits();
+        let q = ((bits >> shift) & 3) as i32;
+        *cj = *cj + T::from_i32(q - 2);
+        *pj = T::from_bits_u64((bits & !(3u64 << shift)) | (2u64 << shift));
+    }
+}
+
+/// Adds one value to a state: special values set a flag; finite values raise the window
+/// and are deposited. Refuses to pass the capacity.
+#[inline]
+pub(crate) fn add_one<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, x: T) -> Result<(), Error> {
+    if m.count >= T::CAPACITY {
+        return Err(Error::CapacityExceeded);
+    }
+    m.count += 1;
+    if !x.finite() {
+        m.flags |= special_flag(x);
+        return Ok(());
+    }
+    update(p, c, x.index());
+    if m.pending >= T::ENDURANCE {
+        renorm(p, c);
+        m.pending = 0;
+    }
+    let top = p.first().is_some_and(|&p0| T::window_index(p0) == 0);
+    deposit(p, x, top);
+    m.pending += 1;
+    Ok(())
+}
+
+/// Independent copies of the window the block deposit keeps (for instruction-level
+/// parallelism); they are merged exactly at the end of each block.
+const LANES: usize = 4;
+
+/// Adds a slice to a state, in blocks of one endurance: each block's largest magnitude
+/// raises the window once, then every element is deposited into one of several copies of
+/// the primaries, which are merged exactly. The state reached is the one of adding the
+/// values one at a time (the deposit of a value does not depend on what a slot holds).
+pub(crate) fn add_slice<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T]) -> Result<(), Error> {
+    let k = p.len().min(c.len());
+    let (p, c) = (&mut p[..k], &mut c[..k]);
+    if xs.len() as u64 > T::CAPACITY - m.count.min(T::CAPACITY) {
+        return Err(Error::CapacityExceeded);
+    }
+    for block in xs.chunks(T::ENDURANCE as usize) {
+        // The largest magnitude, as bits: NaN and Inf sort above every finite value.
+        let mut max_bits = 0u64;
+        for &x in block {
+            let b = x.bits() & !T::SIGN_BIT;
+            if b > max_bits {
+                max_bits = b;
+            }
+        }
+        if max_bits >= T::INF_BITS {
+            // A rare block with special values: one at a time.
+            for &x in block {
+                add_one(p, c, m, x)?;
+            }
+            continue;
+        }
+        m.count += block.len() as u64;
+        update(p, c, T::from_bits_u64(max_bits).index());
+        if m.pending as usize + block.len() > T::ENDURANCE as usize {
+            renorm(p, c);
+            m.pending = 0;
+        }
+        let top = p.first().is_some_and(|&p0| T::window_index(p0) == 0);
+        deposit_block(p, top, block);
+        m.pending += block.len() as u32;
+    }
+    Ok(())
+}
+
+/// Deposits a block of finite values (at most one endurance) into `p` through `LANES`
+/// copies of the window.
+fn deposit_block<T: Float>(p: &mut [T], top: bool, block: &[T]) {
+    let k = p.len().min(FOLD_CAP);
+    let p = &mut p[..k];
+    let mut start = [T::ZERO; FOLD_CAP];
+    start[..k].copy_from_slice(p);
+    let mut lanes = [start; LANES];
+    let mut groups = block.chunks_exact(LANES);
+    for g in &mut groups {
+        for (lane, &x) in lanes.iter_mut().zip(g) {
+            deposit(&mut lane[..k], x, top);
+        }
+    }
+    for &x in groups.remainder() {
+        deposit(&mut lanes[0][..k], x, top);
+    }
+    // Each lane holds start + (its exact deposits); every difference and sum is exact.
+    for (j, pj) in p.iter_mut().enumerate() {
+        let mut v = lanes[0][j];
+        for lane in &lanes[1..] {
+            v = v + (lane[j] - start[j]);
+        }
+        *pj = v;
+    }
+}
+
+/// Merges the state `(p2, c2, m2)` into `(p, c, m)`. Both are renormalised first, the
+/// lower window is aligned to the higher one, remainders and carries add exactly, and the
+/// result is renormalised. Refuses to pass the capacity (nothing is changed then).
+pub(crate) fn merge<T: Float>(
+    p: &mut [T],
+    c: &mut [T],
+    m: &mut Meta,
+    p2: &[T],
+    c2: &[T],
+    m2: &Meta,
+) -> Result<(), Error> {
+    let k = p.len().min(c.len()).min(p2.len()).min(c2.len()).min(FOLD_CAP);
+    if m.count > T::CAPACITY || m2.count > T::CAPACITY - m.count {
+        return Err(Error::CapacityExceeded);
+    }
+    let (p, c) = (&mut p[..k], &mut c[..k]);
+    let mut q = [T::ZERO; FOLD_CAP];
+    let mut d = [T::ZERO; FOLD_CAP];
+    q[..k].copy_from_slice(&p2[..k]);
+    d[..k].copy_from_slice(&c2[..k]);
+    let (q, d) = (&mut q[..k], &mut d[..k]);
+    m.count += m2.count;
+    m.flags |= m2.flags;
+    renorm(p, c);
+    renorm(q, d);
+    m.pending = 0;
+    let (Some(&a0), Some(&b0)) = (p.first(), q.first()) else { return Ok(()) };
+    if b0.is_zero() {
+        return Ok(());
+    }
+    if a0.is_zero() {
+        p.copy_from_slice(q);
+        c.copy_from_slice(d);
+        return Ok(());
+    }
+    let xa = T::window_index(a0);
+    let xb = T::window_index(b0);
+    if xb < xa {
+        // The other operand's window is higher: it becomes the base.
+        let s = xa - xb;
+        // Downwards, so that p[j - s] is read before slot j - s is overwritten.
+        for j in (0..k).rev() {
+            if j >= s {
+                p[j] = q[j] + (p[j - s] - T::bin(xa + j - s));
+                c[j] = d[j] + c[j - s];
+            } else {
+                p[j] = q[j];
+                c[j] = d[j];
+            }
+        }
+    } else {
+        let s = xb - xa;
+        for j in s..k {
+            p[j] = p[j] + (q[j - s] - T::bin(xb + j - s));
+            c[j] = c[j] + d[j - s];
+        }
+    }
+    renorm(p, c);
+    Ok(())
+}
+
+/// The float a state stands for: the NaN / Inf rule first, then the conversion of a
+/// renormalised copy.
+///
+/// Any NaN, or +Inf with -Inf, gives the canonical NaN; one sign of Inf gives that Inf;
+/// otherwise the finite state is converted (overflowing to +-Inf, never NaN).
+pub(crate) fn value<T: Float>(p: &[T], c: &[T], m: &Meta) -> T {
+    if m.flags & FLAG_NAN != 0 || m.flags & (FLAG_POS_INF | FLAG_NEG_INF) == FLAG_POS_INF | FLAG_NEG_INF {
+        return T::NAN;
+    }
+    if m.flags & FLAG_POS_INF != 0 {
+        return T::INFINITY;
+    }
+    if m.flags & FLAG_NEG_INF != 0 {
+        return T::NEG_INFINITY;
+    }
+    let k = p.len().min(c.len()).min(FOLD_CAP);
+    match p.first() {
+        Some(p0) if !p0.is_zero() => {}
+        _ => return T::ZERO,
+    }
+    let mut q = [T::ZERO; FOLD_CAP];
+    let mut d = [T::ZERO; FOLD_CAP];
+    q[..k].copy_from_slice(&p[..k]);
+    d[..k].copy_from_slice(&c[..k]);
+    renorm(&mut q[..k], &mut d[..k]);
+    T::convert(&q[..k], &d[..k])
+}
+
+/// The plainly written reference: one value at a time, the window raised by that value,
+/// the deposit written out slot by slot with no lanes and no blocks, and a renormalisation
+/// after every value. The fast paths are tested against it.
+pub mod reference {
+    use super::*;
+
+    /// Adds every value of `xs` to the state one at a time (ReproBLAS's per-element
+    /// binned add) and leaves it renormalised.
+    pub(crate) fn add_all<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T]) -> Result<(), Error> {
+        let k = p.len().min(c.len());
+        for &x in xs {
+            if m.count >= T::CAPACITY {
+                return Err(Error::CapacityExceeded);
+            }
+            m.count += 1;
+            if !x.finite() {
+                m.flags |= special_flag(x);
+                continue;
+            }
+            update(p, c, x.index());
+            let top = T::window_index(p[0]) == 0;
+            let mut rest = x;
+            for j in 0..k {
+                let incoming = if top && j == 0 {
+                    rest * T::pow2(T::COMPRESSION_EXP)
+                } else {
+                    rest
+                };
+                let before = p[j];
+                let after = before + T::from_bits_u64(incoming.bits() | 1);
+                p[j] = after;
+                if j + 1 < k {
+                    if top && j == 0 {
+                        let taken = (before - after) * T::pow2(-T::COMPRESSION_EXP - 1);
+                        rest = rest + taken;
+                        rest = rest + taken;
+                    } else {
+                        rest = rest + (before - after);
+                    }
+                }
+            }
+            renorm(p, c);
+        }
+        m.pending = 0;
+        Ok(())
+    }
+}

@@ -1,0 +1,366 @@
+//! The two floating-point types the binned format is defined for, and their parameters.
+//!
+//! Everything type-specific lives here: the bin width, the bin grid, the index rule, the
+//! byte layout of one element and the conversion of a finished state back to a float.
+//! The algorithms in [`crate::binned`] are written once over [`Float`].
+
+use core::fmt::Debug;
+use core::ops::{Add, Mul, Sub};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// The element type of a reproducible sum: `f32` or `f64` (sealed; no other type can
+/// implement it).
+///
+/// The constants are those of ReproBLAS (`DBWIDTH`, `SBWIDTH`, `binned.h`): see the
+/// notes in the repository's `REPROBLAS_NOTES.md` for where each comes from.
+pub trait Float:
+    sealed::Sealed
+    + Copy
+    + Debug
+    + Default
+    + PartialEq
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Send
+    + Sync
+    + 'static
+{
+    /// Which type this is, as written in the byte encoding.
+    const DTYPE: Dtype;
+    /// Bin width W in bits (40 for f64, 13 for f32).
+    const BIN_WIDTH: u32;
+    /// Stored significand bits (52 / 23).
+    const MANT_BITS: u32;
+    /// Largest bin index (51 / 20).
+    const MAX_INDEX: usize;
+    /// Largest fold (52 / 21); the smallest is 2.
+    const MAX_FOLD: usize;
+    /// Deposits one slot may take between renormalisations (2048 / 512).
+    const ENDURANCE: u32;
+    /// Values one accumulator may hold and keep the guarantee:
+    /// 9,223,372,036,854,773,760 (f64) / 4,294,966,784 (f32).
+    const CAPACITY: u64;
+    /// Bytes of one element in the encoding (8 / 4).
+    const BYTES: usize;
+    /// +0.0.
+    const ZERO: Self;
+    /// The canonical quiet NaN every NaN result has (0x7ff8000000000000 / 0x7fc00000).
+    const NAN: Self;
+    /// +Inf.
+    const INFINITY: Self;
+    /// -Inf.
+    const NEG_INFINITY: Self;
+
+    /// The bit pattern, widened to 64 bits.
+    fn bits(self) -> u64;
+    /// The value with this bit pattern (the low `8 * BYTES` bits are used).
+    fn from_bits_u64(bits: u64) -> Self;
+    /// A small integer, exactly (used for carries).
+    fn from_i32(v: i32) -> Self;
+    /// Whether the value is neither NaN nor infinite.
+    fn finite(self) -> bool;
+    /// Converts a renormalised state to a float (ReproBLAS's `binned_ddmconv` /
+    /// `binned_ssmconv` order). `p` and `c` have the same, non-zero length; `p[0]` is a
+    /// finite, non-zero reference-range value.
+    fn convert(p: &[Self], c: &[Self]) -> Self;
+
+    /// Bits of the exponent field.
+    const EXP_MASK: u64 = ((1u64 << (Self::BYTES * 8 - 1 - Self::MANT_BITS as usize)) - 1)
+        << Self::MANT_BITS;
+    /// The sign bit.
+    const SIGN_BIT: u64 = 1u64 << (Self::BYTES * 8 - 1);
+    /// Bit pattern of +Inf (the exponent field all ones, significand zero).
+    const INF_BITS: u64 = Self::EXP_MASK;
+    /// Largest biased exponent field of a finite value (2046 / 254).
+    const MAX_EXP_FIELD: u64 = (Self::EXP_MASK >> Self::MANT_BITS) - 1;
+    /// The exponent field bin 0 would have without compression (2060 / 266): bin i's
+    /// reference value has the field `TOP_FIELD - W * i` for i >= 1.
+    const TOP_FIELD: u64 = Self::MAX_EXP_FIELD + Self::MANT_BITS as u64 + 2 - Self::BIN_WIDTH as u64;
+    /// Top-bin compression 2^-(p-W+1): 2^-14 (f64) / 2^-12 (f32).
+    const COMPRESSION_EXP: i32 = -(Self::MANT_BITS as i32 + 1 - Self::BIN_WIDTH as i32 + 1);
+
+    /// The biased exponent field of the reference value of bin `i` (indices past
+    /// `MAX_INDEX` repeat the bottom bin, as ReproBLAS's table does).
+    #[inline(always)]
+    fn bin_exp_field(i: usize) -> u64 {
+        if i == 0 {
+            Self::MAX_EXP_FIELD
+        } else {
+            let i = if i > Self::MAX_INDEX { Self::MAX_INDEX } else { i } as u64;
+            // f64: 2060 - 40 i, f32: 266 - 13 i.
+            Self::TOP_FIELD - Self::BIN_WIDTH as u64 * i
+        }
+    }
+
+    /// The reference value B_i of bin `i` (1.5 * 2^k; clamped at the bottom).
+    #[inline(always)]
+    fn bin(i: usize) -> Self {
+        Self::from_bits_u64((Self::bin_exp_field(i) << Self::MANT_BITS) | (1u64 << (Self::MANT_BITS - 1)))
+    }
+
+    /// The bin index of a value: which bin its leading bit falls in.
+    ///
+    /// Zero gives `MAX_INDEX`; NaN and Inf give 0 (they are never deposited here).
+    /// For a finite nonzero x with frexp exponent k it is `min((Emax - k) / W, MAX_INDEX)`.
+    #[inline(always)]
+    fn index(self) -> usize {
+        let mag = self.bits() & !Self::SIGN_BIT;
+        if mag == 0 {
+            return Self::MAX_INDEX;
+        }
+        let field = mag >> Self::MANT_BITS;
+        // Emax - k, with k the frexp exponent: for normals k = field - bias + 1, so
+        // Emax - k = MAX_EXP_FIELD - field.
+        let depth = if field != 0 {
+            Self::MAX_EXP_FIELD - field
+        } else {
+            // Subnormal with an L-bit significand: k = L - (bias - 1 + MANT_BITS), one less
+            // for every leading zero of the significand field.
+            let width = 64 - mag.leading_zeros() as u64; // 1..=MANT_BITS
+            Self::MAX_EXP_FIELD - 1 + (Self::MANT_BITS as u64 + 1 - width)
+        };
+        let i = (depth / Self::BIN_WIDTH as u64) as usize;
+        if i > Self::MAX_INDEX {
+            Self::MAX_INDEX
+        } else {
+            i
+        }
+    }
+
+    /// The top bin of a window whose first primary is `p0` (finite, non-zero, in a bin's
+    /// binade): f64 `(2060 - e) / 40`, f32 `(266 - e) / 13`.
+    #[inline(always)]
+    fn window_index(p0: Self) -> usize {
+        let field = (p0.bits() & Self::EXP_MASK) >> Self::MANT_BITS;
+        (Self::TOP_FIELD.saturating_sub(field) / Self::BIN_WIDTH as u64) as usize
+    }
+
+    /// `2^e` for `e` in the normal range of the type.
+    #[inline(always)]
+    fn pow2(e: i32) -> Self {
+        let bias = (Self::MAX_EXP_FIELD as i32 + 1) / 2;
+        Self::from_bits_u64(((e + bias) as u64) << Self::MANT_BITS)
+    }
+
+    /// The value with the lowest significand bit set: the "sticky bit" that makes each
+    /// slot round ties away from zero whatever the slot already holds.
+    #[inline(always)]
+    fn or_low_bit(self) -> Self {
+        Self::from_bits_u64(self.bits() | 1)
+    }
+
+    /// Whether the value is exactly +0.0 or -0.0.
+    #[inline(always)]
+    fn is_zero(self) -> bool {
+        self.bits() & !Self::SIGN_BIT == 0
+    }
+}
+
+/// The element type named in an encoding or a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dtype {
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary64.
+    F64,
+}
+
+impl Dtype {
+    /// The code stored in the byte encoding.
+    pub const fn code(self) -> u8 {
+        match self {
+            Dtype::F32 => 1,
+            Dtype::F64 => 2,
+        }
+    }
+
+    /// The largest fold for this type (21 / 52).
+    pub const fn max_fold(self) -> usize {
+        match self {
+            Dtype::F32 => f32::MAX_FOLD,
+            Dtype::F64 => f64::MAX_FOLD,
+        }
+    }
+
+    /// Bytes of one element (4 / 8).
+    pub const fn size(self) -> usize {
+        match self {
+            Dtype::F32 => 4,
+            Dtype::F64 => 8,
+        }
+    }
+}
+
+impl core::fmt::Display for Dtype {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Dtype::F32 => "f32",
+            Dtype::F64 => "f64",
+        })
+    }
+}
+
+impl Float for f64 {
+    const DTYPE: Dtype = Dtype::F64;
+    const BIN_WIDTH: u32 = 40;
+    const MANT_BITS: u32 = 52;
+    const MAX_INDEX: usize = 51;
+    const MAX_FOLD: usize = 52;
+    const ENDURANCE: u32 = 2048;
+    const CAPACITY: u64 = 2048 * ((1u64 << 52) - 1);
+    const BYTES: usize = 8;
+    const ZERO: Self = 0.0;
+    const NAN: Self = f64::from_bits(0x7ff8_0000_0000_0000);
+    const INFINITY: Self = f64::INFINITY;
+    const NEG_INFINITY: Self = f64::NEG_INFINITY;
+
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+    #[inline(always)]
+    fn from_bits_u64(bits: u64) -> Self {
+        f64::from_bits(bits)
+    }
+    #[inline(always)]
+    fn from_i32(v: i32) -> Self {
+        v as f64
+    }
+    #[inline(always)]
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+
+    fn convert(p: &[f64], c: &[f64]) -> f64 {
+        convert_f64(p, c)
+    }
+}
+
+impl Float for f32 {
+    const DTYPE: Dtype = Dtype::F32;
+    const BIN_WIDTH: u32 = 13;
+    const MANT_BITS: u32 = 23;
+    const MAX_INDEX: usize = 20;
+    const MAX_FOLD: usize = 21;
+    const ENDURANCE: u32 = 512;
+    const CAPACITY: u64 = 512 * ((1u64 << 23) - 1);
+    const BYTES: usize = 4;
+    const ZERO: Self = 0.0;
+    const NAN: Self = f32::from_bits(0x7fc0_0000);
+    const INFINITY: Self = f32::INFINITY;
+    const NEG_INFINITY: Self = f32::NEG_INFINITY;
+
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        self.to_bits() as u64
+    }
+    #[inline(always)]
+    fn from_bits_u64(bits: u64) -> Self {
+        f32::from_bits(bits as u32)
+    }
+    #[inline(always)]
+    fn from_i32(v: i32) -> Self {
+        v as f32
+    }
+    #[inline(always)]
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+
+    fn convert(p: &[f32], c: &[f32]) -> f32 {
+        convert_f32(p, c)
+    }
+}
+
+/// f64 conversion: a fixed-order sequence of rounded f64 adds of exact terms.
+///
+/// Order: C_0, then (C_j, P_{j-1}) for j = 1..K-1, then P_{K-1}, where C_j = c_j * B_j/6
+/// and P_j = p_j - B_j. When the window's top bin is 3 or higher (b <= 3), the first part
+/// is done on terms scaled by 2^-66 so that partial sums above `f64::MAX` do not overflow;
+/// the scale is applied to the *factors* (B_j/6 and the expansion), never to a finished
+/// term, which could itself be past `f64::MAX` (`sum({max})` must be `max`, not Inf).
+fn convert_f64(p: &[f64], c: &[f64]) -> f64 {
+    let k = p.len().min(c.len());
+    if k < 2 {
+        return 0.0;
+    }
+    let x = f64::window_index(p[0]);
+    let b = |j: usize| f64::bin(x + j);
+    let expansion = f64::pow2(-f64::COMPRESSION_EXP);
+    let mut y = 0.0f64;
+    let mut i;
+    if x <= 3 {
+        let down = f64::pow2(-66);
+        let up = f64::pow2(66);
+        let scaled = k.min(3 - x);
+        if x == 0 {
+            y += c[0] * ((b(0) / 6.0) * down * expansion);
+            y += c[1] * ((b(1) / 6.0) * down);
+            y += (p[0] - b(0)) * down * expansion;
+            i = 2;
+        } else {
+            y += c[0] * ((b(0) / 6.0) * down);
+            i = 1;
+        }
+        while i < scaled {
+            y += c[i] * ((b(i) / 6.0) * down);
+            y += (p[i - 1] - b(i - 1)) * down;
+            i += 1;
+        }
+        if i == k {
+            y += (p[k - 1] - b(k - 1)) * down;
+            return y * up;
+        }
+        y *= up;
+        if y.is_infinite() {
+            return y;
+        }
+    } else {
+        y += c[0] * (b(0) / 6.0);
+        i = 1;
+    }
+    while i < k {
+        y += c[i] * (b(i) / 6.0);
+        y += p[i - 1] - b(i - 1);
+        i += 1;
+    }
+    y + (p[k - 1] - b(k - 1))
+}
+
+/// f32 conversion: the same order as f64, computed in f64 from widened exact terms, with
+/// no scaling stage, then rounded once to f32. The double rounding is part of the
+/// definition (ReproBLAS's `binned_ssmconv`); converting in f32 gives other bits.
+fn convert_f32(p: &[f32], c: &[f32]) -> f32 {
+    let k = p.len().min(c.len());
+    if k < 2 {
+        return 0.0;
+    }
+    let x = f32::window_index(p[0]);
+    let b = |j: usize| f32::bin(x + j);
+    let expansion = f64::pow2(-f32::COMPRESSION_EXP);
+    let mut y = 0.0f64;
+    let mut i;
+    if x == 0 {
+        y += c[0] as f64 * (b(0) as f64 / 6.0) * expansion;
+        y += c[1] as f64 * (b(1) as f64 / 6.0);
+        y += (p[0] - b(0)) as f64 * expansion;
+        i = 2;
+    } else {
+        y += c[0] as f64 * (b(0) as f64 / 6.0);
+        i = 1;
+    }
+    while i < k {
+        y += c[i] as f64 * (b(i) as f64 / 6.0);
+        y += (p[i - 1] - b(i - 1)) as f64;
+        i += 1;
+    }
+    y += (p[k - 1] - b(k - 1)) as f64;
+    y as f32
+}

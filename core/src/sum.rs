@@ -1,0 +1,126 @@
+//! Whole-slice sums and cumulative sums.
+//!
+//! Naming: `sum` is the default fold (3); `sum_k::<T, K>` takes the fold as a const
+//! parameter; `sum_fold` takes it at run time. The same for the cumulative sums.
+
+use crate::{Accumulator, DynAccumulator, Error, Float};
+
+/// The reproducible sum of `xs` at the default fold (3).
+///
+/// # Errors
+/// [`Error::CapacityExceeded`] if `xs` is longer than [`Float::CAPACITY`].
+pub fn sum<T: Float>(xs: &[T]) -> Result<T, Error> {
+    sum_k::<T, 3>(xs)
+}
+
+/// The reproducible sum of `xs` at fold `K`.
+///
+/// # Errors
+/// [`Error::CapacityExceeded`] if `xs` is longer than [`Float::CAPACITY`].
+pub fn sum_k<T: Float, const K: usize>(xs: &[T]) -> Result<T, Error> {
+    let mut a = Accumulator::<T, K>::new();
+    a.add_slice(xs)?;
+    Ok(a.value())
+}
+
+/// The reproducible sum of `xs` at a fold chosen at run time.
+///
+/// # Errors
+/// [`Error::InvalidFold`], [`Error::CapacityExceeded`].
+pub fn sum_fold<T: Float>(xs: &[T], fold: usize) -> Result<T, Error> {
+    let mut a = DynAccumulator::new(fold)?;
+    a.add_slice(xs)?;
+    Ok(a.value())
+}
+
+/// The reproducible cumulative sum at the default fold: `out[i]` has exactly the bits of
+/// `sum(&xs[..=i])`.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] or [`Error::CapacityExceeded`], both before anything is
+/// written.
+pub fn cumsum<T: Float>(xs: &[T], out: &mut [T]) -> Result<(), Error> {
+    cumsum_k::<T, 3>(xs, out)
+}
+
+fn check<T: Float>(n: usize, m: usize) -> Result<(), Error> {
+    if n != m {
+        return Err(Error::LengthMismatch);
+    }
+    if n as u64 > T::CAPACITY {
+        return Err(Error::CapacityExceeded);
+    }
+    Ok(())
+}
+
+/// Runs a cumulative sum over `(input, output)` positions with `step` adding one value
+/// and returning the new prefix value.
+fn scan<T: Float>(xs: &[T], out: &mut [T], mut step: impl FnMut(T) -> Result<T, Error>) -> Result<(), Error> {
+    for (o, &x) in out.iter_mut().zip(xs) {
+        *o = step(x)?;
+    }
+    Ok(())
+}
+
+/// The reproducible cumulative sum at fold `K`.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] or [`Error::CapacityExceeded`], before anything is written.
+pub fn cumsum_k<T: Float, const K: usize>(xs: &[T], out: &mut [T]) -> Result<(), Error> {
+    check::<T>(xs.len(), out.len())?;
+    let mut a = Accumulator::<T, K>::new();
+    scan(xs, out, |x| {
+        a.add(x)?;
+        Ok(a.value())
+    })
+}
+
+/// The reproducible cumulative sum at a fold chosen at run time.
+///
+/// # Errors
+/// [`Error::InvalidFold`], [`Error::LengthMismatch`] or [`Error::CapacityExceeded`],
+/// before anything is written.
+pub fn cumsum_fold<T: Float>(xs: &[T], out: &mut [T], fold: usize) -> Result<(), Error> {
+    let mut a = DynAccumulator::new(fold)?;
+    check::<T>(xs.len(), out.len())?;
+    scan(xs, out, |x| {
+        a.add(x)?;
+        Ok(a.value())
+    })
+}
+
+/// The reproducible cumulative sum at the default fold, overwriting the input.
+///
+/// # Errors
+/// [`Error::CapacityExceeded`], before anything is written.
+pub fn cumsum_in_place<T: Float>(xs: &mut [T]) -> Result<(), Error> {
+    cumsum_in_place_k::<T, 3>(xs)
+}
+
+/// The reproducible cumulative sum at fold `K`, overwriting the input.
+///
+/// # Errors
+/// [`Error::CapacityExceeded`], before anything is written.
+pub fn cumsum_in_place_k<T: Float, const K: usize>(xs: &mut [T]) -> Result<(), Error> {
+    check::<T>(xs.len(), xs.len())?;
+    let mut a = Accumulator::<T, K>::new();
+    for x in xs.iter_mut() {
+        a.add(*x)?;
+        *x = a.value();
+    }
+    Ok(())
+}
+
+/// The reproducible cumulative sum at a run-time fold, overwriting the input.
+///
+/// # Errors
+/// [`Error::InvalidFold`] or [`Error::CapacityExceeded`], before anything is written.
+pub fn cumsum_in_place_fold<T: Float>(xs: &mut [T], fold: usize) -> Result<(), Error> {
+    let mut a = DynAccumulator::new(fold)?;
+    check::<T>(xs.len(), xs.len())?;
+    for x in xs.iter_mut() {
+        a.add(*x)?;
+        *x = a.value();
+    }
+    Ok(())
+}
