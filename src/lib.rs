@@ -46,14 +46,20 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { fold: DEFAULT_FOLD, chunk_len: 0 }
+        Options {
+            fold: DEFAULT_FOLD,
+            chunk_len: 0,
+        }
     }
 }
 
 impl Options {
     /// Default options with the given fold.
     pub fn with_fold(fold: usize) -> Self {
-        Options { fold, ..Self::default() }
+        Options {
+            fold,
+            ..Self::default()
+        }
     }
 
     fn chunk_for(&self, n: usize) -> usize {
@@ -143,7 +149,11 @@ pub fn cumsum_fold<T: Float>(xs: &[T], out: &mut [T], fold: usize) -> Result<(),
 
 /// The exclusive prefix accumulators of the chunks of `xs`: entry i holds every value
 /// before chunk i.
-fn chunk_prefixes<T: Float>(xs: &[T], chunk: usize, empty: DynAccumulator<T>) -> Result<Vec<DynAccumulator<T>>, Error> {
+fn chunk_prefixes<T: Float>(
+    xs: &[T],
+    chunk: usize,
+    empty: DynAccumulator<T>,
+) -> Result<Vec<DynAccumulator<T>>, Error> {
     let totals: Vec<DynAccumulator<T>> = xs
         .par_chunks(chunk)
         .map(|part| {
@@ -214,14 +224,16 @@ pub fn cumsum_in_place_with<T: Float>(xs: &mut [T], opts: &Options) -> Result<()
     let empty = prepare::<T>(xs.len(), opts)?;
     let chunk = opts.chunk_for(xs.len());
     let prefixes = chunk_prefixes(xs, chunk, empty)?;
-    xs.par_chunks_mut(chunk).zip(prefixes.par_iter()).try_for_each(|(part, start)| {
-        let mut acc = *start;
-        fpenv::with_ieee_fp(|| {
-            for x in part.iter_mut() {
-                acc.add(*x)?;
-                *x = acc.value();
-            }
-            Ok(())
+    xs.par_chunks_mut(chunk)
+        .zip(prefixes.par_iter())
+        .try_for_each(|(part, start)| {
+            let mut acc = *start;
+            fpenv::with_ieee_fp(|| {
+                for x in part.iter_mut() {
+                    acc.add(*x)?;
+                    *x = acc.value();
+                }
+                Ok(())
+            })
         })
-    })
 }

@@ -43,11 +43,21 @@ impl Backend for CoreReference {
     }
     fn cumsum_f64(&self, x: &[f64], k: usize) -> Vec<f64> {
         let mut a = DynAccumulator::new(k).unwrap();
-        x.iter().map(|&v| { core_api::reference::add_all(&mut a, &[v]).unwrap(); a.value() }).collect()
+        x.iter()
+            .map(|&v| {
+                core_api::reference::add_all(&mut a, &[v]).unwrap();
+                a.value()
+            })
+            .collect()
     }
     fn cumsum_f32(&self, x: &[f32], k: usize) -> Vec<f32> {
         let mut a = DynAccumulator::new(k).unwrap();
-        x.iter().map(|&v| { core_api::reference::add_all(&mut a, &[v]).unwrap(); a.value() }).collect()
+        x.iter()
+            .map(|&v| {
+                core_api::reference::add_all(&mut a, &[v]).unwrap();
+                a.value()
+            })
+            .collect()
     }
 }
 
@@ -82,19 +92,48 @@ impl Backend for Facade {
         format!("facade chunk_len={}", self.0)
     }
     fn sum_f64(&self, x: &[f64], k: usize) -> f64 {
-        reprosum::sum_with(x, &Options { fold: k, chunk_len: self.0 }).unwrap()
+        reprosum::sum_with(
+            x,
+            &Options {
+                fold: k,
+                chunk_len: self.0,
+            },
+        )
+        .unwrap()
     }
     fn sum_f32(&self, x: &[f32], k: usize) -> f32 {
-        reprosum::sum_with(x, &Options { fold: k, chunk_len: self.0 }).unwrap()
+        reprosum::sum_with(
+            x,
+            &Options {
+                fold: k,
+                chunk_len: self.0,
+            },
+        )
+        .unwrap()
     }
     fn cumsum_f64(&self, x: &[f64], k: usize) -> Vec<f64> {
         let mut out = vec![f64::NAN; x.len()];
-        reprosum::cumsum_with(x, &mut out, &Options { fold: k, chunk_len: self.0 }).unwrap();
+        reprosum::cumsum_with(
+            x,
+            &mut out,
+            &Options {
+                fold: k,
+                chunk_len: self.0,
+            },
+        )
+        .unwrap();
         out
     }
     fn cumsum_f32(&self, x: &[f32], k: usize) -> Vec<f32> {
         let mut out = x.to_vec();
-        reprosum::cumsum_in_place_with(&mut out, &Options { fold: k, chunk_len: self.0 }).unwrap();
+        reprosum::cumsum_in_place_with(
+            &mut out,
+            &Options {
+                fold: k,
+                chunk_len: self.0,
+            },
+        )
+        .unwrap();
         out
     }
 }

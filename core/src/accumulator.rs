@@ -35,7 +35,10 @@ pub struct Accumulator<T: Float, const K: usize = 3> {
 
 impl<T: Float, const K: usize> Accumulator<T, K> {
     /// Evaluated when the type is used: a fold outside the type's range does not compile.
-    const VALID_FOLD: () = assert!(K >= 2 && K <= T::MAX_FOLD, "fold K must be in 2..=52 (f64) or 2..=21 (f32)");
+    const VALID_FOLD: () = assert!(
+        K >= 2 && K <= T::MAX_FOLD,
+        "fold K must be in 2..=52 (f64) or 2..=21 (f32)"
+    );
 
     /// The fold.
     pub const FOLD: usize = K;
@@ -50,7 +53,11 @@ impl<T: Float, const K: usize> Accumulator<T, K> {
         Self {
             p: [T::ZERO; K],
             c: [T::ZERO; K],
-            meta: Meta { count: 0, flags: 0, pending: 0 },
+            meta: Meta {
+                count: 0,
+                flags: 0,
+                pending: 0,
+            },
         }
     }
 
@@ -80,7 +87,14 @@ impl<T: Float, const K: usize> Accumulator<T, K> {
     /// [`Error::CapacityExceeded`] if the two counts together pass [`Float::CAPACITY`];
     /// `self` is then unchanged.
     pub fn merge(&mut self, other: &Self) -> Result<(), Error> {
-        binned::merge(&mut self.p, &mut self.c, &mut self.meta, &other.p, &other.c, &other.meta)
+        binned::merge(
+            &mut self.p,
+            &mut self.c,
+            &mut self.meta,
+            &other.p,
+            &other.c,
+            &other.meta,
+        )
     }
 
     /// The sum of the values added so far, as a float.

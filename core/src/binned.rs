@@ -89,7 +89,9 @@ pub(crate) fn update<T: Float>(p: &mut [T], c: &mut [T], ix: usize) {
 /// holds compressed values (times 2^-14 / 2^-12) so that it cannot overflow.
 #[inline(always)]
 pub(crate) fn deposit<T: Float>(p: &mut [T], mut x: T, top: bool) {
-    let Some((last, rest)) = p.split_last_mut() else { return };
+    let Some((last, rest)) = p.split_last_mut() else {
+        return;
+    };
     let mut rest = rest.iter_mut();
     if top {
         if let Some(p0) = rest.next() {
@@ -251,7 +253,9 @@ pub(crate) fn merge<T: Float>(
     renorm(p, c);
     renorm(q, d);
     m.pending = 0;
-    let (Some(&a0), Some(&b0)) = (p.first(), q.first()) else { return Ok(()) };
+    let (Some(&a0), Some(&b0)) = (p.first(), q.first()) else {
+        return Ok(());
+    };
     if b0.is_zero() {
         return Ok(());
     }

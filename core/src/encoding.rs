@@ -85,7 +85,10 @@ pub(crate) fn encode<T: Float>(p: &[T], c: &[T], m: &Meta) -> Encoded {
     q[..k].copy_from_slice(&p[..k]);
     d[..k].copy_from_slice(&c[..k]);
     binned::renorm(&mut q[..k], &mut d[..k]);
-    let mut e = Encoded { buf: [0; MAX_ENCODED_LEN], len: encoded_len(T::BYTES, k) };
+    let mut e = Encoded {
+        buf: [0; MAX_ENCODED_LEN],
+        len: encoded_len(T::BYTES, k),
+    };
     e.buf[0..4].copy_from_slice(&MAGIC);
     e.buf[4] = VERSION;
     e.buf[5] = T::DTYPE.code();
@@ -93,7 +96,10 @@ pub(crate) fn encode<T: Float>(p: &[T], c: &[T], m: &Meta) -> Encoded {
     e.buf[7] = m.flags;
     e.buf[8..16].copy_from_slice(&m.count.to_le_bytes());
     let body = &mut e.buf[HEADER_LEN..];
-    for (chunk, &x) in body.chunks_exact_mut(T::BYTES).zip(q[..k].iter().chain(d[..k].iter())) {
+    for (chunk, &x) in body
+        .chunks_exact_mut(T::BYTES)
+        .zip(q[..k].iter().chain(d[..k].iter()))
+    {
         put(chunk, x);
     }
     e
@@ -152,7 +158,12 @@ fn integral<T: Float>(x: T) -> Option<i64> {
 }
 
 /// Decodes into `p` and `c` (of the encoded fold's length), checking every field.
-pub(crate) fn decode<T: Float>(bytes: &[u8], want_fold: Option<usize>, p: &mut [T], c: &mut [T]) -> Result<Meta, Error> {
+pub(crate) fn decode<T: Float>(
+    bytes: &[u8],
+    want_fold: Option<usize>,
+    p: &mut [T],
+    c: &mut [T],
+) -> Result<Meta, Error> {
     let fold = peek_fold::<T>(bytes)?;
     let bad = |e| Err(Error::Encoding(e));
     if want_fold.is_some_and(|k| k != fold) || p.len() != fold || c.len() != fold {
@@ -172,7 +183,9 @@ pub(crate) fn decode<T: Float>(bytes: &[u8], want_fold: Option<usize>, p: &mut [
     for (x, chunk) in p.iter_mut().chain(c.iter_mut()).zip(body.chunks_exact(T::BYTES)) {
         *x = get(chunk);
     }
-    let Some(&p0) = p.first() else { return bad(EncodingError::State) };
+    let Some(&p0) = p.first() else {
+        return bad(EncodingError::State);
+    };
     if p0.bits() == 0 {
         // Empty finite part: everything zero, and only special values may be counted.
         if p.iter().chain(c.iter()).any(|x| x.bits() != 0) || (flags == 0 && count != 0) {
@@ -204,5 +217,9 @@ pub(crate) fn decode<T: Float>(bytes: &[u8], want_fold: Option<usize>, p: &mut [
             }
         }
     }
-    Ok(Meta { count, flags, pending: 0 })
+    Ok(Meta {
+        count,
+        flags,
+        pending: 0,
+    })
 }

@@ -72,8 +72,7 @@ pub trait Float:
     fn convert(p: &[Self], c: &[Self]) -> Self;
 
     /// Bits of the exponent field.
-    const EXP_MASK: u64 = ((1u64 << (Self::BYTES * 8 - 1 - Self::MANT_BITS as usize)) - 1)
-        << Self::MANT_BITS;
+    const EXP_MASK: u64 = ((1u64 << (Self::BYTES * 8 - 1 - Self::MANT_BITS as usize)) - 1) << Self::MANT_BITS;
     /// The sign bit.
     const SIGN_BIT: u64 = 1u64 << (Self::BYTES * 8 - 1);
     /// Bit pattern of +Inf (the exponent field all ones, significand zero).

@@ -25,14 +25,30 @@ pub fn known_answers_txt(json: &str) -> String {
     );
     for c in v["cases"].as_array().expect("cases") {
         let name = c["name"].as_str().expect("name");
-        writeln!(out, "case {} {} {}", name, c["dtype"].as_str().expect("dtype"), c["fold"]).unwrap();
+        writeln!(
+            out,
+            "case {} {} {}",
+            name,
+            c["dtype"].as_str().expect("dtype"),
+            c["fold"]
+        )
+        .unwrap();
         let input = &c["input"];
         if let Some(g) = input.get("generator").and_then(|g| g.as_str()) {
             writeln!(out, "gen {}", g.trim_end_matches(".py")).unwrap();
         }
-        for part in input.get("parts").and_then(|p| p.as_array()).into_iter().flatten() {
-            let vals: Vec<String> =
-                part["values"].as_array().expect("values").iter().map(|h| strip(h.as_str().expect("hex"))).collect();
+        for part in input
+            .get("parts")
+            .and_then(|p| p.as_array())
+            .into_iter()
+            .flatten()
+        {
+            let vals: Vec<String> = part["values"]
+                .as_array()
+                .expect("values")
+                .iter()
+                .map(|h| strip(h.as_str().expect("hex")))
+                .collect();
             writeln!(out, "part {} {}", part["repeat"], vals.join(" ")).unwrap();
         }
         for s in input.get("set").and_then(|p| p.as_array()).into_iter().flatten() {
@@ -139,7 +155,14 @@ fn hexes(v: impl Iterator<Item = String>) -> String {
     v.collect::<Vec<_>>().join(" ")
 }
 
-fn case_text<T: Float>(out: &mut String, rng: &mut Rng, class: &str, fold: usize, n: usize, with_cumsum: bool) {
+fn case_text<T: Float>(
+    out: &mut String,
+    rng: &mut Rng,
+    class: &str,
+    fold: usize,
+    n: usize,
+    with_cumsum: bool,
+) {
     let width = T::BYTES * 2;
     let mut bits = Vec::with_capacity(n);
     for i in 0..n {
@@ -154,15 +177,40 @@ fn case_text<T: Float>(out: &mut String, rng: &mut Rng, class: &str, fold: usize
         prefixes.push(acc.value().bits());
     }
     let total = reference::sum(&xs, fold).expect("sum").bits();
-    writeln!(out, "case {}_{}_k{}_n{} {} {}", T::DTYPE, class, fold, n, T::DTYPE, fold).unwrap();
+    writeln!(
+        out,
+        "case {}_{}_k{}_n{} {} {}",
+        T::DTYPE,
+        class,
+        fold,
+        n,
+        T::DTYPE,
+        fold
+    )
+    .unwrap();
     for chunk in bits.chunks(16) {
-        writeln!(out, "part 1 {}", hexes(chunk.iter().map(|b| format!("{b:0width$X}")))).unwrap();
+        writeln!(
+            out,
+            "part 1 {}",
+            hexes(chunk.iter().map(|b| format!("{b:0width$X}")))
+        )
+        .unwrap();
     }
     writeln!(out, "sum {total:0width$X}").unwrap();
     if with_cumsum {
-        writeln!(out, "cumsum {}", hexes(prefixes.iter().map(|b| format!("{b:0width$X}")))).unwrap();
+        writeln!(
+            out,
+            "cumsum {}",
+            hexes(prefixes.iter().map(|b| format!("{b:0width$X}")))
+        )
+        .unwrap();
     }
-    let enc: String = acc.to_bytes().as_bytes().iter().map(|b| format!("{b:02X}")).collect();
+    let enc: String = acc
+        .to_bytes()
+        .as_bytes()
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect();
     writeln!(out, "bytes {enc}").unwrap();
     out.push_str("end\n");
 }

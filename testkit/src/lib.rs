@@ -79,7 +79,11 @@ impl<'a> Case<'a> {
     /// The number of input values.
     pub fn len(&self) -> usize {
         if let Some(g) = self.generated() {
-            return if g == "wide_range_1m" { mt::WIDE_RANGE_LEN } else { 0 };
+            return if g == "wide_range_1m" {
+                mt::WIDE_RANGE_LEN
+            } else {
+                0
+            };
         }
         self.body
             .lines()
@@ -102,7 +106,12 @@ impl<'a> Case<'a> {
         if self.generated() == Some("wide_range_1m") {
             return Inputs::Wide(mt::WideRange::new());
         }
-        Inputs::Parts { body: self.body, lines: self.body.lines(), cur: None, index: 0 }
+        Inputs::Parts {
+            body: self.body,
+            lines: self.body.lines(),
+            cur: None,
+            index: 0,
+        }
     }
 
     /// The expected cumulative sum's bits, if the case has one.
@@ -114,7 +123,11 @@ impl<'a> Case<'a> {
     pub fn bytes(&self) -> Option<impl Iterator<Item = u8> + 'a> {
         field(self.body, "bytes").map(|r| {
             let r = r.trim().as_bytes();
-            r.chunks(2).filter_map(|p| core::str::from_utf8(p).ok().and_then(|s| u8::from_str_radix(s, 16).ok()))
+            r.chunks(2).filter_map(|p| {
+                core::str::from_utf8(p)
+                    .ok()
+                    .and_then(|s| u8::from_str_radix(s, 16).ok())
+            })
         })
     }
 
@@ -151,7 +164,12 @@ impl Iterator for Inputs<'_> {
     fn next(&mut self) -> Option<u64> {
         match self {
             Inputs::Wide(w) => w.next().map(f64::to_bits),
-            Inputs::Parts { body, lines, cur, index } => loop {
+            Inputs::Parts {
+                body,
+                lines,
+                cur,
+                index,
+            } => loop {
                 if let Some((vals, all, reps)) = cur {
                     if let Some(v) = vals.next() {
                         let i = *index;
@@ -202,7 +220,11 @@ pub fn cases(text: &str) -> impl Iterator<Item = Result<Case<'_>, ParseError>> +
             return Some(Err(ParseError { line: line_no }));
         };
         let start_line = line_no;
-        let Some(end) = rest.find("\nend\n").map(|e| e + 1).or_else(|| rest.starts_with("end\n").then_some(0)) else {
+        let Some(end) = rest
+            .find("\nend\n")
+            .map(|e| e + 1)
+            .or_else(|| rest.starts_with("end\n").then_some(0))
+        else {
             return Some(Err(ParseError { line: start_line }));
         };
         let body = &rest[..end];
@@ -218,7 +240,13 @@ pub fn cases(text: &str) -> impl Iterator<Item = Result<Case<'_>, ParseError>> +
         let fold = w.next().and_then(|f| f.parse().ok());
         let sum = field(body, "sum").and_then(|s| hex(s.trim()));
         return Some(match (name, dtype, fold, sum) {
-            (Some(name), Some(dtype), Some(fold), Some(sum)) => Ok(Case { name, dtype, fold, sum, body }),
+            (Some(name), Some(dtype), Some(fold), Some(sum)) => Ok(Case {
+                name,
+                dtype,
+                fold,
+                sum,
+                body,
+            }),
             _ => Err(ParseError { line: start_line }),
         });
     })

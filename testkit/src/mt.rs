@@ -23,7 +23,9 @@ impl Mt19937 {
         state[0] = seed;
         for i in 1..624 {
             let prev = state[i - 1];
-            state[i] = 1_812_433_253u32.wrapping_mul(prev ^ (prev >> 30)).wrapping_add(i as u32);
+            state[i] = 1_812_433_253u32
+                .wrapping_mul(prev ^ (prev >> 30))
+                .wrapping_add(i as u32);
         }
         Mt19937 { state, index: 624 }
     }
@@ -64,7 +66,10 @@ pub struct WideRange {
 impl WideRange {
     /// The whole 1,000,000-value input.
     pub fn new() -> Self {
-        WideRange { rng: Mt19937::new(1), left: WIDE_RANGE_LEN }
+        WideRange {
+            rng: Mt19937::new(1),
+            left: WIDE_RANGE_LEN,
+        }
     }
 }
 

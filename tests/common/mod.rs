@@ -21,23 +21,40 @@ pub fn check_case(b: &dyn Backend, c: &Case<'_>, failures: &mut Vec<String>) {
         Dtype::F64 => {
             let x: Vec<f64> = c.inputs_f64().collect();
             let s = b.sum_f64(&x, c.fold).to_bits();
-            let cs = c.cumsum().map(|_| b.cumsum_f64(&x, c.fold).iter().map(|v| v.to_bits()).collect());
+            let cs = c
+                .cumsum()
+                .map(|_| b.cumsum_f64(&x, c.fold).iter().map(|v| v.to_bits()).collect());
             (s, cs)
         }
         Dtype::F32 => {
             let x: Vec<f32> = c.inputs_f32().collect();
             let s = b.sum_f32(&x, c.fold).to_bits() as u64;
-            let cs = c.cumsum().map(|_| b.cumsum_f32(&x, c.fold).iter().map(|v| v.to_bits() as u64).collect());
+            let cs = c.cumsum().map(|_| {
+                b.cumsum_f32(&x, c.fold)
+                    .iter()
+                    .map(|v| v.to_bits() as u64)
+                    .collect()
+            });
             (s, cs)
         }
     };
     if sum != c.sum {
-        failures.push(format!("{}: {}: sum {:#X}, expected {:#X}", b.name(), c.name, sum, c.sum));
+        failures.push(format!(
+            "{}: {}: sum {:#X}, expected {:#X}",
+            b.name(),
+            c.name,
+            sum,
+            c.sum
+        ));
     }
     if let (Some(got), Some(want)) = (cum, c.cumsum()) {
         let want: Vec<u64> = want.collect();
         if got != want {
-            let at = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
+            let at = got
+                .iter()
+                .zip(&want)
+                .position(|(a, b)| a != b)
+                .unwrap_or(got.len().min(want.len()));
             failures.push(format!(
                 "{}: {}: cumsum differs at {} of {} (got {:X?}, expected {:X?})",
                 b.name(),
@@ -63,7 +80,12 @@ pub fn check_file(b: &dyn Backend, text: &str, skip_generated: bool) -> usize {
         check_case(b, &c, &mut failures);
         n += 1;
     }
-    assert!(failures.is_empty(), "{} of {n} cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {n} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(n > 0, "no cases read");
     n
 }

@@ -1,0 +1,2 @@
+//! The `reprosum` command (placeholder until the CLI lands).
+fn main() {}

@@ -1,0 +1,1 @@
+//! The C ABI of reprosum (placeholder until the C library lands).
