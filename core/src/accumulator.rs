@@ -26,6 +26,20 @@ use crate::{Encoded, Error};
 /// a.merge(&b).unwrap();
 /// assert_eq!(a.value().to_bits(), 3.0f64.to_bits());
 /// ```
+///
+/// A fold outside the type's range does not compile:
+///
+/// ```compile_fail
+/// let a = reprosum_core::Accumulator::<f32, 22>::new();
+/// ```
+///
+/// ```compile_fail
+/// let a = reprosum_core::Accumulator::<f64, 1>::new();
+/// ```
+///
+/// ```compile_fail
+/// let a = reprosum_core::Accumulator::<f64, 53>::default();
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Accumulator<T: Float, const K: usize = 3> {
     p: [T; K],

@@ -326,6 +326,8 @@ pub mod reference {
 
     /// Adds every value of `xs` to the state one at a time (ReproBLAS's per-element
     /// binned add) and leaves it renormalised.
+    // Indexing by slot number on purpose: this is the plainly written version.
+    #[allow(clippy::needless_range_loop)]
     pub(crate) fn add_all<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T]) -> Result<(), Error> {
         let k = p.len().min(c.len());
         for &x in xs {

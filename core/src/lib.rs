@@ -14,8 +14,8 @@
 //! use reprosum_core::{sum, cumsum, Accumulator};
 //!
 //! // Order does not matter: the same bits for any permutation.
-//! let x = [1e16, 1.0, -1e16, 0.5];
-//! let y = [0.5, -1e16, 1.0, 1e16];
+//! let x = [1e16f64, 1.0, -1e16, 0.5];
+//! let y = [0.5f64, -1e16, 1.0, 1e16];
 //! assert_eq!(sum(&x).unwrap().to_bits(), sum(&y).unwrap().to_bits());
 //! assert_eq!(sum(&x).unwrap(), 1.5);
 //!

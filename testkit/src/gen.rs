@@ -97,7 +97,7 @@ pub const CLASSES: [&str; 9] = [
 fn draw<T: Float>(rng: &mut Rng, class: &str, i: usize, prev: &[u64]) -> u64 {
     let mant_mask = (1u64 << T::MANT_BITS) - 1;
     let max_field = T::MAX_EXP_FIELD;
-    let bias = (max_field + 1) / 2;
+    let bias = max_field.div_ceil(2);
     let sign = |r: &mut Rng| if r.next() & 1 == 1 { T::SIGN_BIT } else { 0 };
     let make = |s: u64, field: u64, mant: u64| s | (field << T::MANT_BITS) | (mant & mant_mask);
     match class {
@@ -241,7 +241,7 @@ pub fn core_vectors_txt() -> String {
         "# Generated from reprosum-core's reference path by gen-vectors; do not edit.\n\
          # Format: see reprosum-testkit's crate docs. Values are bit patterns in hex.\n",
     );
-    let mut rng = Rng(0x5EED_0F_2026);
+    let mut rng = Rng(0x005E_ED0F_2026);
     cases_of::<f64>(&mut out, &mut rng, &[2, 3, 4, 6, 52]);
     cases_of::<f32>(&mut out, &mut rng, &[2, 3, 4, 6, 21]);
     out

@@ -143,6 +143,8 @@ impl<'a> Case<'a> {
 }
 
 /// The input values of a case, as bit patterns.
+// The generator's state is large, but there is one of these per case and no allocator.
+#[allow(clippy::large_enum_variant)]
 pub enum Inputs<'a> {
     /// From `part` and `set` lines.
     Parts {
