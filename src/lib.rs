@@ -237,3 +237,8 @@ pub fn cumsum_in_place_with<T: Float>(xs: &mut [T], opts: &Options) -> Result<()
             })
         })
 }
+
+/// The README's Rust example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
