@@ -125,12 +125,8 @@ pub(crate) fn renorm<T: Float>(p: &mut [T], c: &mut [T]) {
         Some(p0) if !p0.is_zero() => {}
         _ => return,
     }
-    let shift = T::MANT_BITS - 2;
     for (pj, cj) in p.iter_mut().zip(c.iter_mut()) {
-        let bits = pj.bits();
-        let q = ((bits >> shift) & 3) as i32;
-        *cj = *cj + T::from_i32(q - 2);
-        *pj = T::from_bits_u64((bits & !(3u64 << shift)) | (2u64 << shift));
+        renorm_slot(pj, cj);
     }
 }
 
@@ -171,15 +167,9 @@ pub(crate) fn add_slice<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[
     if xs.len() as u64 > T::CAPACITY - m.count.min(T::CAPACITY) {
         return Err(Error::CapacityExceeded);
     }
-    for block in xs.chunks(T::ENDURANCE as usize) {
+    for block in xs.chunks(SUPERBLOCK_ENDURANCES * T::ENDURANCE as usize) {
         // The largest magnitude, as bits: NaN and Inf sort above every finite value.
-        let mut max_bits = 0u64;
-        for &x in block {
-            let b = x.bits() & !T::SIGN_BIT;
-            if b > max_bits {
-                max_bits = b;
-            }
-        }
+        let max_bits = crate::simd::max_abs_bits(block);
         if max_bits >= T::INF_BITS {
             // A rare block with special values: one at a time.
             for &x in block {
@@ -189,20 +179,44 @@ pub(crate) fn add_slice<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[
         }
         m.count += block.len() as u64;
         update(p, c, T::from_bits_u64(max_bits).index());
-        if m.pending as usize + block.len() > T::ENDURANCE as usize {
+        if m.pending > 0 {
             renorm(p, c);
             m.pending = 0;
         }
         let top = p.first().is_some_and(|&p0| T::window_index(p0) == 0);
-        deposit_block(p, top, block);
-        m.pending += block.len() as u32;
+        crate::simd::deposit_block(p, c, top, block);
     }
     Ok(())
 }
 
-/// Deposits a block of finite values (at most one endurance) into `p` through `LANES`
-/// copies of the window.
-fn deposit_block<T: Float>(p: &mut [T], top: bool, block: &[T]) {
+/// A block of `add_slice` holds this many endurances of values: the window is raised once
+/// per block, and each of the (at most this many) copies of the window in a block deposit
+/// takes at most one endurance of values.
+pub(crate) const SUPERBLOCK_ENDURANCES: usize = 16;
+
+/// Renormalises one slot (see [`renorm`]).
+#[inline(always)]
+pub(crate) fn renorm_slot<T: Float>(p: &mut T, c: &mut T) {
+    let shift = T::MANT_BITS - 2;
+    let bits = p.bits();
+    let q = ((bits >> shift) & 3) as i32;
+    *c = *c + T::from_i32(q - 2);
+    *p = T::from_bits_u64((bits & !(3u64 << shift)) | (2u64 << shift));
+}
+
+/// Deposits a block of finite values (at most `SUPERBLOCK_ENDURANCES` endurances; the state
+/// renormalised) one value at a time through `LANES` copies of the window, one endurance at
+/// a time, and leaves the state renormalised. The path for folds the vector kernels do not
+/// specialise, and [`crate::simd::Path::Scalar`].
+pub(crate) fn deposit_block_scalar<T: Float>(p: &mut [T], c: &mut [T], top: bool, block: &[T]) {
+    for part in block.chunks(T::ENDURANCE as usize) {
+        deposit_endurance(p, top, part);
+        renorm(p, c);
+    }
+}
+
+/// Deposits at most one endurance of values into `p` through `LANES` copies.
+fn deposit_endurance<T: Float>(p: &mut [T], top: bool, block: &[T]) {
     let k = p.len().min(FOLD_CAP);
     let p = &mut p[..k];
     let mut start = [T::ZERO; FOLD_CAP];

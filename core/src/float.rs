@@ -66,6 +66,9 @@ pub trait Float:
     fn from_i32(v: i32) -> Self;
     /// Whether the value is neither NaN nor infinite.
     fn finite(self) -> bool;
+    /// The largest `bits & !SIGN_BIT` of a slice (0 if empty): the largest magnitude, with
+    /// NaN and Inf above every finite value.
+    fn max_abs_bits(xs: &[Self]) -> u64;
     /// Converts a renormalised state to a float (ReproBLAS's `binned_ddmconv` /
     /// `binned_ssmconv` order). `p` and `c` have the same, non-zero length; `p[0]` is a
     /// finite, non-zero reference-range value.
@@ -237,6 +240,11 @@ impl Float for f64 {
         self.is_finite()
     }
 
+    #[inline(always)]
+    fn max_abs_bits(xs: &[f64]) -> u64 {
+        max_abs_lanes::<f64, i64>(xs, |x| (x.to_bits() & !(1 << 63)) as i64) as u64
+    }
+
     fn convert(p: &[f64], c: &[f64]) -> f64 {
         convert_f64(p, c)
     }
@@ -273,9 +281,22 @@ impl Float for f32 {
         self.is_finite()
     }
 
+    #[inline(always)]
+    fn max_abs_bits(xs: &[f32]) -> u64 {
+        max_abs_lanes::<f32, i32>(xs, |x| (x.to_bits() & !(1 << 31)) as i32) as u64
+    }
+
     fn convert(p: &[f32], c: &[f32]) -> f32 {
         convert_f32(p, c)
     }
+}
+
+/// The largest key of a slice. The keys are magnitudes with the sign bit cleared, so
+/// they are non-negative as signed integers; an integer maximum is associative, so the
+/// compiler vectorises this plain reduction with several running maxima.
+#[inline(always)]
+fn max_abs_lanes<T: Copy, I: Copy + Ord + Default>(xs: &[T], key: impl Fn(T) -> I) -> I {
+    xs.iter().fold(I::default(), |m, &x| m.max(key(x)))
 }
 
 /// f64 conversion: a fixed-order sequence of rounded f64 adds of exact terms.

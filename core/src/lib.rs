@@ -58,6 +58,7 @@ mod binned;
 pub mod encoding;
 mod float;
 pub mod fpenv;
+pub mod simd;
 mod sum;
 
 pub use accumulator::{Accumulator, DynAccumulator};

@@ -1,0 +1,320 @@
+//! Fast deposit of a block of finite values into a fixed window: many independent copies
+//! of the window (vector lanes times unrolled registers), merged exactly at the end.
+//!
+//! One kernel ([`lanes`]) is written over fixed-size arrays so that it vectorises; it is
+//! compiled once per instruction set (`#[target_feature]` functions for AVX2 and AVX-512
+//! on x86-64, NEON on aarch64) and once for the target's baseline (the portable path).
+//! Every path computes exactly the same state: each slot's piece of a value does not
+//! depend on what the slot already holds, every add into a primary is exact within one
+//! endurance, and the copies are merged by exact differences.
+//!
+//! Which path runs is a process-wide setting ([`set_path`]), defaulting to the best one
+//! the target was compiled for; the `reprosum` facade detects the CPU at run time and
+//! selects the best one it has. No-std users may call [`detect_no_std`] (compile-time
+//! features only) or, when they know their CPU, [`set_path`].
+
+use core::sync::atomic::{AtomicU8, Ordering};
+
+use crate::float::Float;
+
+/// An implementation of the block deposit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Path {
+    /// Plain Rust for the target's baseline instruction set (autovectorised where it can).
+    Portable,
+    /// x86-64 AVX2 (256-bit vectors).
+    Avx2,
+    /// x86-64 AVX-512F (512-bit vectors).
+    Avx512,
+    /// aarch64 NEON (128-bit vectors).
+    Neon,
+    /// The scalar deposit with a few independent copies (no vector lanes): the path
+    /// before any of the above existed, kept as a second opinion for the tests.
+    Scalar,
+}
+
+impl Path {
+    /// Every path, in order.
+    pub const ALL: [Path; 5] = [Path::Portable, Path::Avx2, Path::Avx512, Path::Neon, Path::Scalar];
+
+    fn code(self) -> u8 {
+        match self {
+            Path::Portable => 0,
+            Path::Avx2 => 1,
+            Path::Avx512 => 2,
+            Path::Neon => 3,
+            Path::Scalar => 4,
+        }
+    }
+
+    fn from_code(c: u8) -> Path {
+        match c {
+            1 => Path::Avx2,
+            2 => Path::Avx512,
+            3 => Path::Neon,
+            4 => Path::Scalar,
+            _ => Path::Portable,
+        }
+    }
+
+    /// Whether the path was built into this target (it may still need CPU support).
+    pub const fn compiled(self) -> bool {
+        match self {
+            Path::Portable | Path::Scalar => true,
+            Path::Avx2 | Path::Avx512 => cfg!(target_arch = "x86_64"),
+            Path::Neon => cfg!(target_arch = "aarch64"),
+        }
+    }
+
+    /// The path's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Path::Portable => "portable",
+            Path::Avx2 => "avx2",
+            Path::Avx512 => "avx512",
+            Path::Neon => "neon",
+            Path::Scalar => "scalar",
+        }
+    }
+}
+
+static PATH: AtomicU8 = AtomicU8::new(u8::MAX);
+
+/// The best path the compile-time target features allow (no run-time detection).
+pub const fn detect_no_std() -> Path {
+    if cfg!(all(target_arch = "x86_64", target_feature = "avx512f")) {
+        Path::Avx512
+    } else if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
+        Path::Avx2
+    } else if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
+        Path::Neon
+    } else {
+        Path::Portable
+    }
+}
+
+/// The path block deposits use now.
+#[inline]
+pub fn path() -> Path {
+    match PATH.load(Ordering::Relaxed) {
+        u8::MAX => detect_no_std(),
+        c => Path::from_code(c),
+    }
+}
+
+/// Selects the path for every later block deposit in the process.
+///
+/// # Safety
+/// The CPU must support the path's instructions (AVX2 for [`Path::Avx2`], AVX-512F for
+/// [`Path::Avx512`], NEON for [`Path::Neon`]); otherwise the next sum executes an illegal
+/// instruction. A path not compiled for this target falls back to [`Path::Portable`].
+pub unsafe fn set_path(p: Path) {
+    let p = if p.compiled() { p } else { Path::Portable };
+    PATH.store(p.code(), Ordering::Relaxed);
+}
+
+/// The largest `bits & !SIGN_BIT` of a block (see [`Float::max_abs_bits`]).
+#[inline]
+pub(crate) fn max_abs_bits<T: Float>(block: &[T]) -> u64 {
+    match path() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `set_path` requires the CPU to support the selected path, and the
+        // default comes from compile-time target features.
+        Path::Avx512 => unsafe { x86::max_avx512(block) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        Path::Avx2 => unsafe { x86::max_avx2(block) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, for NEON.
+        Path::Neon => unsafe { arm::max_neon(block) },
+        _ => T::max_abs_bits(block),
+    }
+}
+
+/// Selects `p` unless a path was already selected (by [`set_path`] or an earlier call);
+/// returns the path in use.
+///
+/// # Safety
+/// As for [`set_path`].
+pub unsafe fn init_path(p: Path) -> Path {
+    let p = if p.compiled() { p } else { Path::Portable };
+    let _ = PATH.compare_exchange(u8::MAX, p.code(), Ordering::Relaxed, Ordering::Relaxed);
+    path()
+}
+
+/// Deposits `block` (finite values, at most `SUPERBLOCK_ENDURANCES` endurances) into the
+/// renormalised state `(p, c)` whose window fits every value; leaves it renormalised.
+#[inline]
+pub(crate) fn deposit_block<T: Float>(p: &mut [T], c: &mut [T], top: bool, block: &[T]) {
+    match p.len() {
+        2 => with_k::<T, 2>(p, c, top, block),
+        3 => with_k::<T, 3>(p, c, top, block),
+        4 => with_k::<T, 4>(p, c, top, block),
+        _ => crate::binned::deposit_block_scalar(p, c, top, block),
+    }
+}
+
+#[inline]
+fn with_k<T: Float, const K: usize>(p: &mut [T], c: &mut [T], top: bool, block: &[T]) {
+    let (Ok(w), Ok(cw)) = (<&mut [T; K]>::try_from(&mut *p), <&mut [T; K]>::try_from(&mut *c)) else {
+        return crate::binned::deposit_block_scalar(p, c, top, block);
+    };
+    match path() {
+        Path::Scalar => crate::binned::deposit_block_scalar(&mut w[..], &mut cw[..], top, block),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `set_path` requires the CPU to support the selected path, and the
+        // default comes from compile-time target features.
+        Path::Avx512 => unsafe { x86::avx512::<T, K>(w, cw, top, block) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        Path::Avx2 => unsafe { x86::avx2::<T, K>(w, cw, top, block) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, for NEON.
+        Path::Neon => unsafe { arm::neon::<T, K>(w, cw, top, block) },
+        _ => lanes::<T, K, 16>(w, cw, top, block),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::*;
+
+    /// # Safety
+    /// The CPU must support AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn avx512<T: Float, const K: usize>(
+        p: &mut [T; K],
+        c: &mut [T; K],
+        top: bool,
+        block: &[T],
+    ) {
+        // 32 copies: four 512-bit registers per slot for f64, two for f32 (measured
+        // faster than four for f32).
+        lanes::<T, K, 32>(p, c, top, block)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn avx2<T: Float, const K: usize>(
+        p: &mut [T; K],
+        c: &mut [T; K],
+        top: bool,
+        block: &[T],
+    ) {
+        // 16 copies: four 256-bit registers per slot for f64, two for f32.
+        lanes::<T, K, 16>(p, c, top, block)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn max_avx512<T: Float>(block: &[T]) -> u64 {
+        T::max_abs_bits(block)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn max_avx2<T: Float>(block: &[T]) -> u64 {
+        T::max_abs_bits(block)
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+mod arm {
+    use super::*;
+
+    /// # Safety
+    /// The CPU must support NEON.
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn neon<T: Float, const K: usize>(
+        p: &mut [T; K],
+        c: &mut [T; K],
+        top: bool,
+        block: &[T],
+    ) {
+        lanes::<T, K, 16>(p, c, top, block)
+    }
+
+    /// # Safety
+    /// The CPU must support NEON.
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn max_neon<T: Float>(block: &[T]) -> u64 {
+        T::max_abs_bits(block)
+    }
+}
+
+/// One deposit step of `L` independent values into `L` copies of a `K`-slot window.
+#[inline(always)]
+fn step<T: Float, const K: usize, const L: usize>(acc: &mut [[T; L]; K], mut x: [T; L], top: bool) {
+    let mut j = 0;
+    if top {
+        // Slot 0 of a top window holds compressed values (see `binned::deposit`).
+        let c = T::pow2(T::COMPRESSION_EXP);
+        let e = T::pow2(-T::COMPRESSION_EXP - 1);
+        for i in 0..L {
+            let m = acc[0][i];
+            let q = m + (x[i] * c).or_low_bit();
+            acc[0][i] = q;
+            let d = (m - q) * e;
+            x[i] = x[i] + d;
+            x[i] = x[i] + d;
+        }
+        j = 1;
+    }
+    while j + 1 < K {
+        for i in 0..L {
+            let m = acc[j][i];
+            let q = m + x[i].or_low_bit();
+            acc[j][i] = q;
+            x[i] = x[i] + (m - q);
+        }
+        j += 1;
+    }
+    for i in 0..L {
+        acc[K - 1][i] = acc[K - 1][i] + x[i].or_low_bit();
+    }
+}
+
+/// The block deposit over `L` copies of the window. Each copy takes at most
+/// `block.len() / L` values (at most one endurance), so every add into it is exact; the
+/// copies are then added into the state one at a time, renormalising after each, which is
+/// exact too.
+#[inline(always)]
+fn lanes<T: Float, const K: usize, const L: usize>(p: &mut [T; K], c: &mut [T; K], top: bool, block: &[T]) {
+    let start = *p;
+    let mut acc = [[T::ZERO; L]; K];
+    for (a, &s) in acc.iter_mut().zip(start.iter()) {
+        *a = [s; L];
+    }
+    let mut groups = block.chunks_exact(L);
+    if top {
+        for g in &mut groups {
+            let Ok(x) = <[T; L]>::try_from(g) else { continue };
+            step::<T, K, L>(&mut acc, x, true);
+        }
+    } else {
+        for g in &mut groups {
+            let Ok(x) = <[T; L]>::try_from(g) else { continue };
+            step::<T, K, L>(&mut acc, x, false);
+        }
+    }
+    // The tail: pad with zeros, which deposit nothing (0 with the low bit set is the
+    // smallest subnormal, far below any slot's grid), so they are harmless.
+    let rest = groups.remainder();
+    if !rest.is_empty() {
+        let mut x = [T::ZERO; L];
+        x[..rest.len()].copy_from_slice(rest);
+        step::<T, K, L>(&mut acc, x, top);
+    }
+    // Merge the copies: each difference is exact and at most one endurance's worth, so
+    // adding it to a renormalised primary is exact; renormalise after each.
+    for (((pj, cj), copies), &s) in p.iter_mut().zip(c.iter_mut()).zip(acc.iter()).zip(start.iter()) {
+        for &a in copies {
+            *pj = *pj + (a - s);
+            crate::binned::renorm_slot(pj, cj);
+        }
+    }
+}
