@@ -254,13 +254,7 @@ pub fn cumsum_with<T: Float>(xs: &[T], out: &mut [T], opts: &Options) -> Result<
 
 /// Writes the running values of `start` plus each element of `xs` to `out`.
 fn replay<T: Float>(xs: &[T], out: &mut [T], mut acc: DynAccumulator<T>) -> Result<(), Error> {
-    fpenv::with_ieee_fp(|| {
-        for (o, &x) in out.iter_mut().zip(xs) {
-            acc.add(x)?;
-            *o = acc.value();
-        }
-        Ok(())
-    })
+    fpenv::with_ieee_fp(|| acc.add_running(xs, out))
 }
 
 /// The reproducible cumulative sum (fold 3), overwriting the input.

@@ -94,6 +94,24 @@ impl<T: Float, const K: usize> Accumulator<T, K> {
         binned::add_slice(&mut self.p, &mut self.c, &mut self.meta, xs)
     }
 
+    /// Adds every value of `xs` and writes the running value after each to `out`: `out[i]`
+    /// is what [`value`](Self::value) would return after adding `xs[..=i]`.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] or [`Error::CapacityExceeded`], before anything is added
+    /// or written.
+    pub fn add_running(&mut self, xs: &[T], out: &mut [T]) -> Result<(), Error> {
+        crate::sum::running_into(&mut self.p, &mut self.c, &mut self.meta, xs, out)
+    }
+
+    /// [`add_running`](Self::add_running) with the running values written over the input.
+    ///
+    /// # Errors
+    /// [`Error::CapacityExceeded`], before anything is added or written.
+    pub fn add_running_in_place(&mut self, xs: &mut [T]) -> Result<(), Error> {
+        crate::sum::running_in_place(&mut self.p, &mut self.c, &mut self.meta, xs)
+    }
+
     /// Adds the values of another accumulator (exactly: any merge tree gives the state of
     /// adding every value to one accumulator).
     ///
@@ -214,6 +232,25 @@ impl<T: Float> DynAccumulator<T> {
     pub fn add_slice(&mut self, xs: &[T]) -> Result<(), Error> {
         let (p, c, m) = self.parts();
         binned::add_slice(p, c, m, xs)
+    }
+
+    /// See [`Accumulator::add_running`].
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] or [`Error::CapacityExceeded`], before anything is added
+    /// or written.
+    pub fn add_running(&mut self, xs: &[T], out: &mut [T]) -> Result<(), Error> {
+        let (p, c, m) = self.parts();
+        crate::sum::running_into(p, c, m, xs, out)
+    }
+
+    /// See [`Accumulator::add_running_in_place`].
+    ///
+    /// # Errors
+    /// [`Error::CapacityExceeded`], before anything is added or written.
+    pub fn add_running_in_place(&mut self, xs: &mut [T]) -> Result<(), Error> {
+        let (p, c, m) = self.parts();
+        crate::sum::running_in_place(p, c, m, xs)
     }
 
     /// Adds the values of another accumulator of the same fold.

@@ -66,6 +66,11 @@ pub trait Float:
     fn from_i32(v: i32) -> Self;
     /// Whether the value is neither NaN nor infinite.
     fn finite(self) -> bool;
+    /// The value as f64 (exact).
+    fn to_f64(self) -> f64;
+    /// An f64 rounded to this type (round to nearest even; exact for every use here but
+    /// the final rounding of an f32 conversion).
+    fn from_f64_round(v: f64) -> Self;
     /// The largest `bits & !SIGN_BIT` of a slice (0 if empty): the largest magnitude, with
     /// NaN and Inf above every finite value.
     fn max_abs_bits(xs: &[Self]) -> u64;
@@ -239,6 +244,14 @@ impl Float for f64 {
     fn finite(self) -> bool {
         self.is_finite()
     }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn from_f64_round(v: f64) -> Self {
+        v
+    }
 
     #[inline(always)]
     fn max_abs_bits(xs: &[f64]) -> u64 {
@@ -279,6 +292,14 @@ impl Float for f32 {
     #[inline(always)]
     fn finite(self) -> bool {
         self.is_finite()
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn from_f64_round(v: f64) -> Self {
+        v as f32
     }
 
     #[inline(always)]

@@ -58,6 +58,7 @@ mod binned;
 pub mod encoding;
 mod float;
 pub mod fpenv;
+mod scan;
 pub mod simd;
 mod sum;
 

@@ -3,7 +3,7 @@
 //! Naming: `sum` is the default fold (3); `sum_k::<T, K>` takes the fold as a const
 //! parameter; `sum_fold` takes it at run time. The same for the cumulative sums.
 
-use crate::{Accumulator, DynAccumulator, Error, Float};
+use crate::{binned, scan, Accumulator, DynAccumulator, Error, Float};
 
 /// The reproducible sum of `xs` at the default fold (3).
 ///
@@ -53,11 +53,38 @@ fn check<T: Float>(n: usize, m: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// Runs a cumulative sum over `(input, output)` positions with `step` adding one value
-/// and returning the new prefix value.
-fn scan<T: Float>(xs: &[T], out: &mut [T], mut step: impl FnMut(T) -> Result<T, Error>) -> Result<(), Error> {
-    for (o, &x) in out.iter_mut().zip(xs) {
-        *o = step(x)?;
+/// The running values of `xs` added to a state, into `out` (checks first).
+pub(crate) fn running_into<T: Float>(
+    p: &mut [T],
+    c: &mut [T],
+    m: &mut binned::Meta,
+    xs: &[T],
+    out: &mut [T],
+) -> Result<(), Error> {
+    check::<T>(xs.len(), out.len())?;
+    if xs.len() as u64 > T::CAPACITY - m.count.min(T::CAPACITY) {
+        return Err(Error::CapacityExceeded);
+    }
+    scan::running(p, c, m, xs, out);
+    Ok(())
+}
+
+/// The running values of `xs` added to a state, over `xs` (checks first).
+pub(crate) fn running_in_place<T: Float>(
+    p: &mut [T],
+    c: &mut [T],
+    m: &mut binned::Meta,
+    xs: &mut [T],
+) -> Result<(), Error> {
+    if xs.len() as u64 > T::CAPACITY - m.count.min(T::CAPACITY) {
+        return Err(Error::CapacityExceeded);
+    }
+    // One chunk at a time through a copy of its inputs.
+    let mut buf = [T::ZERO; scan::CHUNK];
+    for part in xs.chunks_mut(scan::CHUNK) {
+        let inp = &mut buf[..part.len()];
+        inp.copy_from_slice(part);
+        scan::running(p, c, m, inp, part);
     }
     Ok(())
 }
@@ -67,12 +94,7 @@ fn scan<T: Float>(xs: &[T], out: &mut [T], mut step: impl FnMut(T) -> Result<T, 
 /// # Errors
 /// [`Error::LengthMismatch`] or [`Error::CapacityExceeded`], before anything is written.
 pub fn cumsum_k<T: Float, const K: usize>(xs: &[T], out: &mut [T]) -> Result<(), Error> {
-    check::<T>(xs.len(), out.len())?;
-    let mut a = Accumulator::<T, K>::new();
-    scan(xs, out, |x| {
-        a.add(x)?;
-        Ok(a.value())
-    })
+    Accumulator::<T, K>::new().add_running(xs, out)
 }
 
 /// The reproducible cumulative sum at a fold chosen at run time.
@@ -81,12 +103,7 @@ pub fn cumsum_k<T: Float, const K: usize>(xs: &[T], out: &mut [T]) -> Result<(),
 /// [`Error::InvalidFold`], [`Error::LengthMismatch`] or [`Error::CapacityExceeded`],
 /// before anything is written.
 pub fn cumsum_fold<T: Float>(xs: &[T], out: &mut [T], fold: usize) -> Result<(), Error> {
-    let mut a = DynAccumulator::new(fold)?;
-    check::<T>(xs.len(), out.len())?;
-    scan(xs, out, |x| {
-        a.add(x)?;
-        Ok(a.value())
-    })
+    DynAccumulator::new(fold)?.add_running(xs, out)
 }
 
 /// The reproducible cumulative sum at the default fold, overwriting the input.
@@ -102,13 +119,7 @@ pub fn cumsum_in_place<T: Float>(xs: &mut [T]) -> Result<(), Error> {
 /// # Errors
 /// [`Error::CapacityExceeded`], before anything is written.
 pub fn cumsum_in_place_k<T: Float, const K: usize>(xs: &mut [T]) -> Result<(), Error> {
-    check::<T>(xs.len(), xs.len())?;
-    let mut a = Accumulator::<T, K>::new();
-    for x in xs.iter_mut() {
-        a.add(*x)?;
-        *x = a.value();
-    }
-    Ok(())
+    Accumulator::<T, K>::new().add_running_in_place(xs)
 }
 
 /// The reproducible cumulative sum at a run-time fold, overwriting the input.
@@ -116,11 +127,5 @@ pub fn cumsum_in_place_k<T: Float, const K: usize>(xs: &mut [T]) -> Result<(), E
 /// # Errors
 /// [`Error::InvalidFold`] or [`Error::CapacityExceeded`], before anything is written.
 pub fn cumsum_in_place_fold<T: Float>(xs: &mut [T], fold: usize) -> Result<(), Error> {
-    let mut a = DynAccumulator::new(fold)?;
-    check::<T>(xs.len(), xs.len())?;
-    for x in xs.iter_mut() {
-        a.add(*x)?;
-        *x = a.value();
-    }
-    Ok(())
+    DynAccumulator::new(fold)?.add_running_in_place(xs)
 }

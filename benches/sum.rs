@@ -1,0 +1,135 @@
+//! Single-thread throughput of the reproducible sum and cumulative sum, beside baselines
+//! measured in the same run: a strict left-to-right sum, a 16-lane plain sum, Kahan
+//! summation, the reference (one value at a time) deposit, and a plain prefix sum.
+//!
+//! Figures are elements per second (criterion's "thrpt" line). Inputs come from a fixed
+//! seed. `cargo bench --bench sum` runs everything; `cargo bench --bench sum -- 'sum_f64/'`
+//! a part. The run pins rayon to one thread so that every figure is one core.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use reprosum::{reprosum_core as core_api, Float};
+
+/// Values of mixed sign and magnitude (fixed seed).
+fn data<T: Float>(n: usize) -> Vec<T> {
+    let mut s = 0x1234_5678_9ABC_DEF0u64;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let m = (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            let e = ((s >> 3) % 24) as i32 - 12;
+            T::from_f64_round(m * 2f64.powi(e))
+        })
+        .collect()
+}
+
+trait Plain: Float + std::ops::AddAssign {}
+impl Plain for f64 {}
+impl Plain for f32 {}
+
+fn naive<T: Plain>(x: &[T]) -> T {
+    let mut s = T::ZERO;
+    for &v in x {
+        s += v;
+    }
+    s
+}
+
+fn lanes16<T: Plain>(x: &[T]) -> T {
+    let mut a = [T::ZERO; 16];
+    let mut it = x.chunks_exact(16);
+    for c in &mut it {
+        for i in 0..16 {
+            a[i] += c[i];
+        }
+    }
+    let mut s = naive(it.remainder());
+    for v in a {
+        s += v;
+    }
+    s
+}
+
+fn kahan<T: Plain>(x: &[T]) -> T {
+    let (mut s, mut c) = (T::ZERO, T::ZERO);
+    for &v in x {
+        let y = v - c;
+        let t = s + y;
+        c = (t - s) - y;
+        s = t;
+    }
+    s
+}
+
+fn prefix<T: Plain>(x: &[T], out: &mut [T]) {
+    let mut s = T::ZERO;
+    for (o, &v) in out.iter_mut().zip(x) {
+        s += v;
+        *o = s;
+    }
+}
+
+fn sizes() -> Vec<usize> {
+    std::env::var("REPROSUM_BENCH_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|v| v.trim().parse::<f64>().ok()).map(|v| v as usize).collect())
+        .unwrap_or_else(|| vec![1_000, 100_000, 10_000_000])
+}
+
+fn bench_sum<T: Plain>(c: &mut Criterion, name: &str) {
+    let mut g = c.benchmark_group(format!("sum_{name}"));
+    for n in sizes() {
+        let x = data::<T>(n);
+        g.throughput(Throughput::Elements(n as u64));
+        if n >= 1_000_000 {
+            g.sample_size(10);
+        }
+        g.bench_with_input(BenchmarkId::new("naive", n), &x, |b, x| b.iter(|| naive(black_box(x))));
+        g.bench_with_input(BenchmarkId::new("lanes16", n), &x, |b, x| b.iter(|| lanes16(black_box(x))));
+        g.bench_with_input(BenchmarkId::new("kahan", n), &x, |b, x| b.iter(|| kahan(black_box(x))));
+        if n <= 100_000 {
+            g.bench_with_input(BenchmarkId::new("reference_k3", n), &x, |b, x| {
+                b.iter(|| core_api::reference::sum(black_box(x), 3).unwrap())
+            });
+        }
+        for k in [2usize, 3, 4, 6] {
+            g.bench_with_input(BenchmarkId::new(format!("reprosum_k{k}"), n), &x, |b, x| {
+                b.iter(|| reprosum::sum_fold(black_box(x), k).unwrap())
+            });
+        }
+    }
+    g.finish();
+}
+
+fn bench_cumsum<T: Plain>(c: &mut Criterion, name: &str) {
+    let mut g = c.benchmark_group(format!("cumsum_{name}"));
+    for n in sizes() {
+        let x = data::<T>(n);
+        let mut out = vec![T::ZERO; n];
+        g.throughput(Throughput::Elements(n as u64));
+        if n >= 1_000_000 {
+            g.sample_size(10);
+        }
+        g.bench_function(BenchmarkId::new("prefix", n), |b| b.iter(|| prefix(black_box(&x), &mut out)));
+        g.bench_function(BenchmarkId::new("reprosum_k3", n), |b| {
+            b.iter(|| reprosum::cumsum(black_box(&x), &mut out).unwrap())
+        });
+    }
+    g.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    // One core: every figure here is single-threaded.
+    let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
+    println!("deposit path: {}", reprosum::current_path().name());
+    bench_sum::<f64>(c, "f64");
+    bench_sum::<f32>(c, "f32");
+    bench_cumsum::<f64>(c, "f64");
+    bench_cumsum::<f32>(c, "f32");
+}
+
+criterion_group!(group, benches);
+criterion_main!(group);
