@@ -24,7 +24,7 @@ use crate::binned::{self, Meta};
 use crate::float::Float;
 
 /// Elements per chunk: the scratch arrays take `(K + 2) * CHUNK * 8` bytes of stack.
-pub(crate) const CHUNK: usize = 64;
+pub(crate) const CHUNK: usize = 128;
 
 /// Adds `xs[i]` to the state and writes the running value to `out[i]`, for every i.
 /// The caller has checked the capacity and that `out.len() == xs.len()`.
@@ -188,70 +188,62 @@ fn segment<T: Float, const K: usize>(p: &mut [T; K], c: &mut [T; K], m: &mut Met
         pieces::<T, K, false>(&b, &xs[..n], &mut piece, compress, half_expand);
     }
 
-    // Pass 2: exact running sums, starting from each slot's remainder. The slots' chains
-    // are interleaved, and each chunk half has its own chain; the second half then adds
-    // the first half's total (every sum is exact, so the grouping does not matter).
-    let half = n / 2;
-    let mut lo: [f64; K] = core::array::from_fn(|j| (p[j] - b[j]).to_f64());
-    let mut hi = [0.0f64; K];
-    for i in 0..half {
-        for j in 0..K {
-            lo[j] += piece[j][i];
-            piece[j][i] = lo[j];
-            hi[j] += piece[j][half + i];
-            piece[j][half + i] = hi[j];
-        }
-    }
-    for i in 2 * half..n {
-        for j in 0..K {
-            hi[j] += piece[j][i];
-            piece[j][i] = hi[j];
-        }
-    }
-    for j in 0..K {
-        for v in piece[j][half..n].iter_mut() {
-            *v += lo[j];
+    // Pass 2: exact running sums, starting from each slot's remainder: an in-register
+    // scan of each group of 8 (three shift-and-add steps), plus the running total. Every
+    // sum is exact, so the grouping does not matter.
+    let mut total: [f64; K] = core::array::from_fn(|j| (p[j] - b[j]).to_f64());
+    for g in 0..n.div_ceil(8) {
+        // The slots' chains are independent: interleave them.
+        for (pj, tj) in piece.iter_mut().zip(total.iter_mut()) {
+            let Some(Ok(grp)) = pj.get_mut(g * 8..g * 8 + 8).map(<&mut [f64; 8]>::try_from) else {
+                continue;
+            };
+            let mut v = *grp;
+            v = add8(v, shift8::<1>(v));
+            v = add8(v, shift8::<2>(v));
+            v = add8(v, shift8::<4>(v));
+            for e in v.iter_mut() {
+                *e += *tj;
+            }
+            *tj = v[7];
+            *grp = v;
         }
     }
 
-    // Pass 3: renormalise and convert every element.
+    // Pass 3: renormalise every element's slots (remainder in [0, Q), carry), then convert.
+    // Loops over elements with the slot fixed, so that they vectorise.
     let conv = Conversion::<K>::new::<T>(w, &b);
-    let c0: [f64; K] = core::array::from_fn(|j| c[j].to_f64());
-    let specials = m.flags != 0;
-    let special_value = binned::value(&[T::ZERO; K], &[T::ZERO; K], m);
-    const ROUND: f64 = 6755399441055744.0; // 1.5 * 2^52: adding and subtracting rounds to an integer
-    for (i, o) in out[..n].iter_mut().enumerate() {
-        let mut rem = [0.0f64; K];
-        let mut car = [0.0f64; K];
-        for j in 0..K {
-            let t = piece[j][i];
-            let u = t * conv.inv_q[j];
-            let mut r = (u + ROUND) - ROUND;
-            if r > u {
-                r -= 1.0;
-            }
-            rem[j] = t - r * conv.q[j];
-            car[j] = c0[j] + r;
+    let mut car = [[0.0f64; CHUNK]; K];
+    for j in 0..K {
+        let (q, inv_q, c0) = (conv.q[j], conv.inv_q[j], c[j].to_f64());
+        for (t, cr) in piece[j][..n].iter_mut().zip(car[j][..n].iter_mut()) {
+            let (rem, r) = split(*t, q, inv_q);
+            *t = rem;
+            *cr = c0 + r;
         }
-        let y = conv.apply(&rem, &car);
-        *o = if specials {
-            special_value
-        } else {
-            T::from_f64_round(y)
-        };
+    }
+    if m.flags != 0 {
+        // A NaN or Inf came earlier: every running value is the special one.
+        let v = binned::value(&[T::ZERO; K], &[T::ZERO; K], m);
+        out[..n].iter_mut().for_each(|o| *o = v);
+    } else {
+        let plain = conv.plain();
+        for (i, o) in out[..n].iter_mut().enumerate() {
+            let rem: [f64; K] = core::array::from_fn(|j| piece[j][i]);
+            let cr: [f64; K] = core::array::from_fn(|j| car[j][i]);
+            *o = T::from_f64_round(if plain {
+                conv.apply_plain(&rem, &cr)
+            } else {
+                conv.apply(&rem, &cr)
+            });
+        }
     }
 
     // The state after the last element, renormalised.
     if n > 0 {
         for j in 0..K {
-            let t = piece[j][n - 1];
-            let u = t * conv.inv_q[j];
-            let mut r = (u + ROUND) - ROUND;
-            if r > u {
-                r -= 1.0;
-            }
-            p[j] = b[j] + T::from_f64_round(t - r * conv.q[j]);
-            c[j] = T::from_f64_round(c0[j] + r);
+            p[j] = b[j] + T::from_f64_round(piece[j][n - 1]);
+            c[j] = T::from_f64_round(car[j][n - 1]);
         }
     }
     m.count += n as u64;
@@ -285,6 +277,29 @@ fn pieces<T: Float, const K: usize, const TOP: bool>(
             }
         }
     }
+}
+
+/// `v` moved up by `D` lanes, zeros shifted in.
+#[inline(always)]
+fn shift8<const D: usize>(v: [f64; 8]) -> [f64; 8] {
+    core::array::from_fn(|i| if i >= D { v[i - D] } else { 0.0 })
+}
+
+/// Lane-wise sum.
+#[inline(always)]
+fn add8(a: [f64; 8], b: [f64; 8]) -> [f64; 8] {
+    core::array::from_fn(|i| a[i] + b[i])
+}
+
+/// Splits an exact slot total `t` (stored units) into the remainder in `[0, q)` and the
+/// number of whole `q`s below it (`q` a power of two, `inv_q` its inverse, |t / q| < 2^51).
+#[inline(always)]
+fn split(t: f64, q: f64, inv_q: f64) -> (f64, f64) {
+    const ROUND: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52: adding and subtracting rounds to an integer
+    let u = t * inv_q; // exact: q is a power of two
+    let r = (u + ROUND) - ROUND;
+    let r = if r > u { r - 1.0 } else { r }; // floor
+    (t - r * q, r)
 }
 
 /// The conversion of a window as a fixed sequence of 2K products added in f64:
@@ -364,6 +379,24 @@ impl<const K: usize> Conversion<K> {
             mul,
             last_mul,
         }
+    }
+
+    /// Whether no term is scaled and every remainder coefficient is 1 (every window but
+    /// the top few bins of f64 and the top bin of f32).
+    #[inline(always)]
+    fn plain(&self) -> bool {
+        self.mul.iter().all(|&m| m == 1.0) && self.last_mul == 1.0 && self.fp.iter().all(|&f| f == 1.0)
+    }
+
+    /// [`apply`](Self::apply) when [`plain`](Self::plain): the same adds, no scaling.
+    #[inline(always)]
+    fn apply_plain(&self, rem: &[f64; K], car: &[f64; K]) -> f64 {
+        let mut y = 0.0 + car[0] * self.fc[0];
+        for j in 1..K {
+            y += car[j] * self.fc[j];
+            y += rem[j - 1];
+        }
+        y + rem[K - 1]
     }
 
     #[inline(always)]
