@@ -1,7 +1,7 @@
 //! Fast deposit of a block of finite values into a fixed window: many independent copies
 //! of the window (vector lanes times unrolled registers), merged exactly at the end.
 //!
-//! One kernel ([`lanes`]) is written over fixed-size arrays so that it vectorises; it is
+//! One kernel (`lanes`) is written over fixed-size arrays so that it vectorises; it is
 //! compiled once per instruction set (`#[target_feature]` functions for AVX2 and AVX-512
 //! on x86-64, NEON on aarch64) and once for the target's baseline (the portable path).
 //! Every path computes exactly the same state: each slot's piece of a value does not
