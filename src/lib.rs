@@ -37,55 +37,10 @@ pub use reprosum_core::{
 
 pub use reprosum_core::simd::Path;
 
-/// Whether this CPU can run a deposit path.
-pub fn path_supported(p: Path) -> bool {
-    match p {
-        Path::Portable | Path::Scalar => true,
-        #[cfg(target_arch = "x86_64")]
-        Path::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-        #[cfg(target_arch = "x86_64")]
-        Path::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
-        #[cfg(target_arch = "aarch64")]
-        Path::Neon => std::arch::is_aarch64_feature_detected!("neon"),
-        _ => false,
-    }
-}
+pub use reprosum_core::simd::{detect as best_path, select as select_path, supported as path_supported};
 
-/// The fastest deposit path this CPU supports.
-pub fn best_path() -> Path {
-    [Path::Avx512, Path::Avx2, Path::Neon]
-        .into_iter()
-        .find(|&p| path_supported(p))
-        .unwrap_or(Path::Portable)
-}
-
-/// Picks the fastest path on first use, unless one was selected already.
-fn init() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: `best_path` only returns paths the running CPU supports.
-        unsafe { reprosum_core::simd::init_path(best_path()) };
-    });
-}
-
-/// Selects the deposit path for the whole process (every path gives the same bits; this
-/// is for tests and benchmarks).
-///
-/// # Errors
-/// Returns the path back if this CPU cannot run it (nothing is changed then).
-pub fn select_path(p: Path) -> Result<(), Path> {
-    if !path_supported(p) {
-        return Err(p);
-    }
-    init();
-    // SAFETY: checked above that the CPU supports the path.
-    unsafe { reprosum_core::simd::set_path(p) };
-    Ok(())
-}
-
-/// The deposit path in use (after detection).
+/// The deposit path in use (the fastest this CPU supports unless one was selected).
 pub fn current_path() -> Path {
-    init();
     reprosum_core::simd::path()
 }
 
@@ -128,7 +83,6 @@ impl Options {
 
 /// Checks fold and length before any work, and returns an empty accumulator.
 fn prepare<T: Float>(n: usize, opts: &Options) -> Result<DynAccumulator<T>, Error> {
-    init();
     let empty = DynAccumulator::new(opts.fold)?;
     if n as u64 > T::CAPACITY {
         return Err(Error::CapacityExceeded);

@@ -85,7 +85,7 @@ struct Fold(usize);
 fn fold_for<T: Float>(f: Fold) -> usize {
     // Mostly small folds, sometimes the largest.
     let k = 2 + f.0 % (T::MAX_FOLD - 1);
-    if f.0 % 5 == 0 {
+    if f.0.is_multiple_of(5) {
         3
     } else {
         k

@@ -53,8 +53,8 @@ fn running_k<T: Float, const K: usize>(p: &mut [T], c: &mut [T], m: &mut Meta, x
     for (xc, oc) in xs.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
         match crate::simd::path() {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `set_path` requires the CPU to support the selected path, and the
-            // default comes from compile-time target features.
+            // SAFETY: a path is stored only by `select` (checked), `path` (detected) or
+            // `set_path` (whose caller vouches for the CPU).
             crate::simd::Path::Avx512 => unsafe { x86::avx512::<T, K>(pw, cw, m, xc, oc) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above, for AVX2.

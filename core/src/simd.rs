@@ -8,10 +8,10 @@
 //! depend on what the slot already holds, every add into a primary is exact within one
 //! endurance, and the copies are merged by exact differences.
 //!
-//! Which path runs is a process-wide setting ([`set_path`]), defaulting to the best one
-//! the target was compiled for; the `reprosum` facade detects the CPU at run time and
-//! selects the best one it has. No-std users may call [`detect_no_std`] (compile-time
-//! features only) or, when they know their CPU, [`set_path`].
+//! Which path runs is a process-wide setting: on first use, the fastest path the CPU
+//! supports ([`detect`]: `cpuid` on x86-64, no `std` needed); [`select`] changes it
+//! (tests and benchmarks run every path this way). Firmware that must not probe the CPU
+//! calls [`set_path`] with [`detect_no_std`] first.
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -94,16 +94,88 @@ pub const fn detect_no_std() -> Path {
     }
 }
 
-/// The path block deposits use now.
+/// Whether this CPU (and its operating system, which must save the vector registers)
+/// can run a path. Run-time detection without `std`: `cpuid` and `xgetbv` on x86-64; on
+/// other targets, what the compile-time features say.
+pub fn supported(p: Path) -> bool {
+    match p {
+        Path::Portable | Path::Scalar => true,
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx2 => x86_cpu().0,
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx512 => x86_cpu().1,
+        #[cfg(target_arch = "aarch64")]
+        Path::Neon => cfg!(target_feature = "neon"),
+        #[allow(unreachable_patterns)]
+        _ => false,
+    }
+}
+
+/// (AVX2 usable, AVX-512F usable) on this x86-64 CPU and OS.
+#[cfg(target_arch = "x86_64")]
+fn x86_cpu() -> (bool, bool) {
+    use core::arch::x86_64::{__cpuid, __cpuid_count};
+    // Every x86-64 CPU has cpuid; leaf 0 gives the highest leaf.
+    let max_leaf = __cpuid(0).eax;
+    if max_leaf < 7 {
+        return (false, false);
+    }
+    let (l1, l7) = (__cpuid(1), __cpuid_count(7, 0));
+    let osxsave = l1.ecx & (1 << 27) != 0;
+    let avx = l1.ecx & (1 << 28) != 0;
+    if !(osxsave && avx) {
+        return (false, false);
+    }
+    let (lo, hi): (u32, u32);
+    // SAFETY: OSXSAVE is set (checked above), so xgetbv is enabled; XCR0 is index 0.
+    unsafe {
+        core::arch::asm!("xgetbv", in("ecx") 0u32, out("eax") lo, out("edx") hi, options(nomem, nostack, preserves_flags));
+    }
+    let xcr0 = ((hi as u64) << 32) | lo as u64;
+    let ymm = xcr0 & 0x6 == 0x6;
+    let zmm = xcr0 & 0xE6 == 0xE6;
+    let avx2 = ymm && l7.ebx & (1 << 5) != 0;
+    let avx512f = zmm && l7.ebx & (1 << 16) != 0;
+    (avx2, avx512f)
+}
+
+/// The fastest path this CPU supports (run-time detection, no `std` needed).
+pub fn detect() -> Path {
+    [Path::Avx512, Path::Avx2, Path::Neon]
+        .into_iter()
+        .find(|&p| supported(p))
+        .unwrap_or(Path::Portable)
+}
+
+/// The path block deposits use now: the one selected, or else the fastest this CPU
+/// supports (detected on first use).
 #[inline]
 pub fn path() -> Path {
     match PATH.load(Ordering::Relaxed) {
-        u8::MAX => detect_no_std(),
+        u8::MAX => {
+            let p = detect();
+            let _ = PATH.compare_exchange(u8::MAX, p.code(), Ordering::Relaxed, Ordering::Relaxed);
+            Path::from_code(PATH.load(Ordering::Relaxed))
+        }
         c => Path::from_code(c),
     }
 }
 
-/// Selects the path for every later block deposit in the process.
+/// Selects a path for every later deposit in the process, if this CPU supports it (every
+/// path gives the same bits; this is for tests and benchmarks).
+///
+/// # Errors
+/// Returns the path back, changing nothing, if this CPU cannot run it.
+pub fn select(p: Path) -> Result<(), Path> {
+    if !p.compiled() || !supported(p) {
+        return Err(p);
+    }
+    PATH.store(p.code(), Ordering::Relaxed);
+    Ok(())
+}
+
+/// Selects the path for every later block deposit in the process, without checking
+/// (firmware that must not probe the CPU passes [`detect_no_std`] here first).
 ///
 /// # Safety
 /// The CPU must support the path's instructions (AVX2 for [`Path::Avx2`], AVX-512F for
@@ -119,8 +191,8 @@ pub unsafe fn set_path(p: Path) {
 pub(crate) fn max_abs_bits<T: Float>(block: &[T]) -> u64 {
     match path() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `set_path` requires the CPU to support the selected path, and the
-        // default comes from compile-time target features.
+        // SAFETY: a path is stored only by `select` (checked), `path` (detected) or
+        // `set_path` (whose caller vouches for the CPU).
         Path::Avx512 => unsafe { x86::max_avx512(block) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.
@@ -130,17 +202,6 @@ pub(crate) fn max_abs_bits<T: Float>(block: &[T]) -> u64 {
         Path::Neon => unsafe { arm::max_neon(block) },
         _ => T::max_abs_bits(block),
     }
-}
-
-/// Selects `p` unless a path was already selected (by [`set_path`] or an earlier call);
-/// returns the path in use.
-///
-/// # Safety
-/// As for [`set_path`].
-pub unsafe fn init_path(p: Path) -> Path {
-    let p = if p.compiled() { p } else { Path::Portable };
-    let _ = PATH.compare_exchange(u8::MAX, p.code(), Ordering::Relaxed, Ordering::Relaxed);
-    path()
 }
 
 /// Deposits `block` (finite values, at most `SUPERBLOCK_ENDURANCES` endurances) into the
@@ -163,8 +224,8 @@ fn with_k<T: Float, const K: usize>(p: &mut [T], c: &mut [T], top: bool, block: 
     match path() {
         Path::Scalar => crate::binned::deposit_block_scalar(&mut w[..], &mut cw[..], top, block),
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `set_path` requires the CPU to support the selected path, and the
-        // default comes from compile-time target features.
+        // SAFETY: a path is stored only by `select` (checked), `path` (detected) or
+        // `set_path` (whose caller vouches for the CPU).
         Path::Avx512 => unsafe { x86::avx512::<T, K>(w, cw, top, block) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.
