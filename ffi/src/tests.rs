@@ -1,0 +1,799 @@
+//! Unit tests of the C ABI, called from Rust. Small enough for miri
+//! (`cargo +nightly miri test -p reprosum-ffi --lib`); under miri the large vectors cases
+//! are left out (and counted) and the floating-point-mode tests are ignored (miri cannot run
+//! the inline assembly that reads and writes the control register).
+
+use crate::acc::*;
+use crate::status::*;
+use crate::sum::*;
+use crate::{ADN_ACC_ENCODED_MAX, ADN_CAPACITY_F32, ADN_CAPACITY_F64};
+use core::ffi::CStr;
+use core::mem::MaybeUninit;
+use reprosum_core::{Accumulator, Dtype, DynAccumulator};
+use reprosum_testkit::{cases, Case, CORE_VECTORS, KNOWN_ANSWERS};
+
+/// Under miri (an interpreter, thousands of times slower) only the first few short,
+/// small-fold cases of each file run; the rest are counted and run natively.
+const MIRI_MAX_LEN: usize = 12;
+const MIRI_MAX_FOLD: usize = 4;
+const MIRI_MAX_CASES: usize = 8;
+
+/// A poison value: an output that was not written keeps it.
+const POISON64: f64 = f64::from_bits(0x7FF4_DEAD_BEEF_0001);
+const POISON32: f32 = f32::from_bits(0x7FA0_BEEF);
+
+fn all_cases(text: &str) -> (Vec<Case<'_>>, usize) {
+    let mut run = Vec::new();
+    let mut skipped = 0;
+    for c in cases(text) {
+        let c = c.expect("vectors file parses");
+        if cfg!(miri) && (run.len() >= MIRI_MAX_CASES || c.fold > MIRI_MAX_FOLD || c.len() > MIRI_MAX_LEN) {
+            skipped += 1;
+        } else {
+            run.push(c);
+        }
+    }
+    if skipped > 0 {
+        eprintln!(
+            "miri: {} cases run, {skipped} left out (they run natively)",
+            run.len()
+        );
+    }
+    (run, skipped)
+}
+
+fn zeroed<T>() -> T {
+    // SAFETY: used only for the accumulator structs, plain integers.
+    unsafe { MaybeUninit::zeroed().assume_init() }
+}
+
+fn acc64(fold: u32) -> adn_acc_f64 {
+    let mut a: adn_acc_f64 = zeroed();
+    // SAFETY: a valid, writable struct.
+    assert_eq!(unsafe { adn_acc_f64_init(&mut a, fold) }, ADN_OK);
+    a
+}
+
+fn acc32(fold: u32) -> adn_acc_f32 {
+    let mut a: adn_acc_f32 = zeroed();
+    // SAFETY: a valid, writable struct.
+    assert_eq!(unsafe { adn_acc_f32_init(&mut a, fold) }, ADN_OK);
+    a
+}
+
+fn value64(a: &adn_acc_f64) -> u64 {
+    let mut v = POISON64;
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { adn_acc_f64_value(a, &mut v) }, ADN_OK);
+    v.to_bits()
+}
+
+fn value32(a: &adn_acc_f32) -> u64 {
+    let mut v = POISON32;
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { adn_acc_f32_value(a, &mut v) }, ADN_OK);
+    v.to_bits() as u64
+}
+
+/// Every result the C ABI gives for one case, against the case's bits.
+fn check_case(c: &Case<'_>, failures: &mut Vec<String>) {
+    let fold = c.fold as u32;
+    macro_rules! check {
+        ($what:expr, $got:expr, $want:expr) => {{
+            let (got, want): (u64, u64) = ($got, $want);
+            if got != want {
+                failures.push(format!("{} {}: got {got:#X}, expected {want:#X}", c.name, $what));
+            }
+        }};
+    }
+    let want_cum: Option<Vec<u64>> = c.cumsum().map(|it| it.collect());
+    let want_bytes: Option<Vec<u8>> = c.bytes().map(|it| it.collect());
+    match c.dtype {
+        Dtype::F64 => {
+            let x: Vec<f64> = c.inputs_f64().collect();
+            let mut s = POISON64;
+            // SAFETY: valid pointers and length.
+            let st = unsafe { adn_sum_f64_fold(x.as_ptr(), x.len(), fold, &mut s) };
+            check!("sum status", st as u64, 0);
+            check!("sum", s.to_bits(), c.sum);
+            if fold == 3 {
+                let mut s = POISON64;
+                // SAFETY: as above.
+                let st = unsafe { adn_sum_f64(x.as_ptr(), x.len(), &mut s) };
+                check!("sum (K = 3) status", st as u64, 0);
+                check!("sum (K = 3)", s.to_bits(), c.sum);
+            }
+            // Two accumulators, the array split at a third, merged.
+            let cut = x.len() / 3;
+            let mut a = acc64(fold);
+            let mut b = acc64(fold);
+            // SAFETY: valid structs and arrays.
+            unsafe {
+                check!(
+                    "add_array",
+                    adn_acc_f64_add_array(&mut a, x[..cut].as_ptr(), cut) as u64,
+                    0
+                );
+                for &v in &x[cut..] {
+                    check!("add", adn_acc_f64_add(&mut b, v) as u64, 0);
+                }
+                check!("merge", adn_acc_f64_merge(&mut b, &a) as u64, 0);
+            }
+            check!("accumulator", value64(&b), c.sum);
+            let mut buf = [0u8; ADN_ACC_ENCODED_MAX];
+            let mut len = 0usize;
+            // SAFETY: valid pointers; `buf` holds ADN_ACC_ENCODED_MAX bytes.
+            let st = unsafe { adn_acc_f64_to_bytes(&b, buf.as_mut_ptr(), buf.len(), &mut len) };
+            check!("to_bytes status", st as u64, 0);
+            if let Some(want) = &want_bytes {
+                if &buf[..len] != want.as_slice() {
+                    failures.push(format!("{}: encoding differs", c.name));
+                }
+            }
+            let mut d: adn_acc_f64 = zeroed();
+            // SAFETY: valid pointers.
+            let st = unsafe { adn_acc_f64_from_bytes(&mut d, buf.as_ptr(), len) };
+            check!("from_bytes status", st as u64, 0);
+            check!("decoded accumulator", value64(&d), c.sum);
+            if let Some(want) = &want_cum {
+                let mut out = vec![POISON64; x.len()];
+                // SAFETY: valid, disjoint arrays of the same length.
+                let st = unsafe { adn_cumsum_f64_fold(x.as_ptr(), out.as_mut_ptr(), x.len(), fold) };
+                check!("cumsum status", st as u64, 0);
+                let got: Vec<u64> = out.iter().map(|v| v.to_bits()).collect();
+                if &got != want {
+                    failures.push(format!("{}: cumsum differs", c.name));
+                }
+                let mut inplace = x.clone();
+                // SAFETY: in place: the same array as input and output.
+                let st =
+                    unsafe { adn_cumsum_f64_fold(inplace.as_ptr(), inplace.as_mut_ptr(), x.len(), fold) };
+                check!("in-place cumsum status", st as u64, 0);
+                let got: Vec<u64> = inplace.iter().map(|v| v.to_bits()).collect();
+                if &got != want {
+                    failures.push(format!("{}: in-place cumsum differs", c.name));
+                }
+            }
+        }
+        Dtype::F32 => {
+            let x: Vec<f32> = c.inputs_f32().collect();
+            let mut s = POISON32;
+            // SAFETY: valid pointers and length.
+            let st = unsafe { adn_sum_f32_fold(x.as_ptr(), x.len(), fold, &mut s) };
+            check!("sum status", st as u64, 0);
+            check!("sum", s.to_bits() as u64, c.sum);
+            if fold == 3 {
+                let mut s = POISON32;
+                // SAFETY: as above.
+                let st = unsafe { adn_sum_f32(x.as_ptr(), x.len(), &mut s) };
+                check!("sum (K = 3) status", st as u64, 0);
+                check!("sum (K = 3)", s.to_bits() as u64, c.sum);
+            }
+            let cut = x.len() / 3;
+            let mut a = acc32(fold);
+            let mut b = acc32(fold);
+            // SAFETY: valid structs and arrays.
+            unsafe {
+                check!(
+                    "add_array",
+                    adn_acc_f32_add_array(&mut a, x[..cut].as_ptr(), cut) as u64,
+                    0
+                );
+                for &v in &x[cut..] {
+                    check!("add", adn_acc_f32_add(&mut b, v) as u64, 0);
+                }
+                check!("merge", adn_acc_f32_merge(&mut b, &a) as u64, 0);
+            }
+            check!("accumulator", value32(&b), c.sum);
+            let mut buf = [0u8; ADN_ACC_ENCODED_MAX];
+            let mut len = 0usize;
+            // SAFETY: valid pointers.
+            let st = unsafe { adn_acc_f32_to_bytes(&b, buf.as_mut_ptr(), buf.len(), &mut len) };
+            check!("to_bytes status", st as u64, 0);
+            if let Some(want) = &want_bytes {
+                if &buf[..len] != want.as_slice() {
+                    failures.push(format!("{}: encoding differs", c.name));
+                }
+            }
+            let mut d: adn_acc_f32 = zeroed();
+            // SAFETY: valid pointers.
+            let st = unsafe { adn_acc_f32_from_bytes(&mut d, buf.as_ptr(), len) };
+            check!("from_bytes status", st as u64, 0);
+            check!("decoded accumulator", value32(&d), c.sum);
+            if let Some(want) = &want_cum {
+                let mut out = vec![POISON32; x.len()];
+                // SAFETY: valid, disjoint arrays.
+                let st = unsafe { adn_cumsum_f32_fold(x.as_ptr(), out.as_mut_ptr(), x.len(), fold) };
+                check!("cumsum status", st as u64, 0);
+                let got: Vec<u64> = out.iter().map(|v| v.to_bits() as u64).collect();
+                if &got != want {
+                    failures.push(format!("{}: cumsum differs", c.name));
+                }
+                let mut inplace = x.clone();
+                // SAFETY: in place.
+                let st =
+                    unsafe { adn_cumsum_f32_fold(inplace.as_ptr(), inplace.as_mut_ptr(), x.len(), fold) };
+                check!("in-place cumsum status", st as u64, 0);
+                let got: Vec<u64> = inplace.iter().map(|v| v.to_bits() as u64).collect();
+                if &got != want {
+                    failures.push(format!("{}: in-place cumsum differs", c.name));
+                }
+            }
+        }
+    }
+}
+
+fn run_vectors(text: &str) {
+    let (run, _) = all_cases(text);
+    assert!(!run.is_empty());
+    let mut failures = Vec::new();
+    for c in &run {
+        check_case(c, &mut failures);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn known_answers() {
+    run_vectors(KNOWN_ANSWERS);
+}
+
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "640 KB of vectors text is too slow to parse under miri; runs natively"
+)]
+fn core_vectors() {
+    run_vectors(CORE_VECTORS);
+}
+
+#[test]
+fn status_strings() {
+    let codes = [
+        ADN_OK,
+        ADN_NULL_POINTER,
+        ADN_CAPACITY_EXCEEDED,
+        ADN_INVALID_FOLD,
+        ADN_OVERLAP,
+        ADN_BAD_ENCODING,
+        ADN_NOT_BUILT,
+        ADN_NO_DEVICE,
+        ADN_DEVICE_ERROR,
+        ADN_OUT_OF_MEMORY,
+        ADN_INTERNAL_ERROR,
+        ADN_FOLD_MISMATCH,
+        ADN_BUFFER_TOO_SMALL,
+        ADN_NOT_INITIALIZED,
+        ADN_MISALIGNED,
+    ];
+    let text = |s| {
+        let p = adn_status_string(s);
+        assert!(!p.is_null());
+        // SAFETY: adn_status_string returns a static NUL-terminated string.
+        unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned()
+    };
+    let unknown = text(-1);
+    assert_eq!(unknown, "unknown status code");
+    assert_eq!(text(i32::MAX), unknown);
+    assert_eq!(text(codes.len() as i32), unknown);
+    let mut seen = std::collections::HashSet::new();
+    for (i, &c) in codes.iter().enumerate() {
+        assert_eq!(c, i as i32, "codes are fixed and consecutive");
+        let t = text(c);
+        assert!(!t.is_empty() && t != unknown, "{c}: {t}");
+        assert!(seen.insert(t), "{c}: duplicate text");
+    }
+}
+
+#[test]
+fn panic_boundary() {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let s = crate::panic::status(|| panic!("a bug"));
+    let v = crate::panic::boundary(7, || -> i32 { panic!("a bug") });
+    std::panic::set_hook(prev);
+    assert_eq!(s, ADN_INTERNAL_ERROR);
+    assert_eq!(v, 7);
+    assert_eq!(crate::panic::status(|| Err(ADN_OVERLAP)), ADN_OVERLAP);
+    assert_eq!(crate::panic::status(|| Ok(())), ADN_OK);
+}
+
+#[test]
+fn sum_statuses() {
+    let x = [1.0f64, 2.0, 3.0];
+    let xf = [1.0f32, 2.0, 3.0];
+    let mut out = POISON64;
+    let mut outf = POISON32;
+    let dangling = core::ptr::NonNull::<f64>::dangling().as_ptr();
+    let dangling32 = core::ptr::NonNull::<f32>::dangling().as_ptr();
+    // SAFETY: every call is either valid or refused before any memory is touched (miri
+    // checks the latter: the dangling pointers are never read).
+    unsafe {
+        assert_eq!(
+            adn_sum_f64(x.as_ptr(), 3, core::ptr::null_mut()),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(adn_sum_f64(core::ptr::null(), 3, &mut out), ADN_NULL_POINTER);
+        assert_eq!(adn_sum_f32(core::ptr::null(), 1, &mut outf), ADN_NULL_POINTER);
+        assert_eq!(adn_sum_f64_fold(x.as_ptr(), 3, 1, &mut out), ADN_INVALID_FOLD);
+        assert_eq!(adn_sum_f64_fold(x.as_ptr(), 3, 53, &mut out), ADN_INVALID_FOLD);
+        assert_eq!(adn_sum_f32_fold(xf.as_ptr(), 3, 22, &mut outf), ADN_INVALID_FOLD);
+        assert_eq!(
+            adn_sum_f32_fold(xf.as_ptr(), 3, u32::MAX, &mut outf),
+            ADN_INVALID_FOLD
+        );
+        // Capacity: refused before reading (the pointer is dangling).
+        assert_eq!(adn_sum_f64(dangling, usize::MAX, &mut out), ADN_CAPACITY_EXCEEDED);
+        assert_eq!(
+            adn_sum_f64(dangling, ADN_CAPACITY_F64 as usize + 1, &mut out),
+            ADN_CAPACITY_EXCEEDED
+        );
+        // Within the capacity but not an array that can exist (n * 8 > isize::MAX).
+        assert_eq!(
+            adn_sum_f64(dangling, ADN_CAPACITY_F64 as usize, &mut out),
+            ADN_CAPACITY_EXCEEDED
+        );
+        assert_eq!(
+            adn_sum_f32(dangling32, ADN_CAPACITY_F32 as usize + 1, &mut outf),
+            ADN_CAPACITY_EXCEEDED
+        );
+        let misaligned = x.as_ptr().cast::<u8>().wrapping_add(1).cast::<f64>();
+        assert_eq!(adn_sum_f64(misaligned, 1, &mut out), ADN_MISALIGNED);
+        let mut two = [0.0f64; 2];
+        let out_mis = two.as_mut_ptr().cast::<u8>().wrapping_add(4).cast::<f64>();
+        assert_eq!(adn_sum_f64(x.as_ptr(), 3, out_mis), ADN_MISALIGNED);
+        assert_eq!(out.to_bits(), POISON64.to_bits(), "not written on error");
+        assert_eq!(outf.to_bits(), POISON32.to_bits(), "not written on error");
+        assert_eq!(two, [0.0; 2]);
+        // n == 0: NULL allowed, +0.0.
+        assert_eq!(adn_sum_f64(core::ptr::null(), 0, &mut out), ADN_OK);
+        assert_eq!(out.to_bits(), 0);
+        assert_eq!(adn_sum_f32(core::ptr::null(), 0, &mut outf), ADN_OK);
+        assert_eq!(outf.to_bits(), 0);
+        // n == 0 with a misaligned pointer: nothing is read.
+        assert_eq!(adn_sum_f64(misaligned, 0, &mut out), ADN_OK);
+        assert_eq!(adn_sum_f64(x.as_ptr(), 3, &mut out), ADN_OK);
+        assert_eq!(out, 6.0);
+        // The output inside the input is allowed (written after reading).
+        let mut y = [1.0f64, 2.0, 4.0];
+        let p = y.as_mut_ptr();
+        assert_eq!(adn_sum_f64(p, 3, p.add(1)), ADN_OK);
+        assert_eq!(y, [1.0, 7.0, 4.0]);
+    }
+}
+
+#[test]
+fn cumsum_statuses() {
+    let x = [1.0f64, 2.0, 3.0, 4.0];
+    let mut out = [POISON64; 4];
+    let dangling = core::ptr::NonNull::<f64>::dangling().as_ptr();
+    let poisoned = |o: &[f64]| o.iter().all(|v| v.to_bits() == POISON64.to_bits());
+    // SAFETY: every call is valid or refused before memory is touched.
+    unsafe {
+        assert_eq!(
+            adn_cumsum_f64(core::ptr::null(), out.as_mut_ptr(), 4),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_cumsum_f64(x.as_ptr(), core::ptr::null_mut(), 4),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_cumsum_f64(core::ptr::null(), core::ptr::null_mut(), 0),
+            ADN_OK
+        );
+        assert_eq!(adn_cumsum_f64(x.as_ptr(), core::ptr::null_mut(), 0), ADN_OK);
+        assert_eq!(
+            adn_cumsum_f64_fold(x.as_ptr(), out.as_mut_ptr(), 4, 0),
+            ADN_INVALID_FOLD
+        );
+        assert_eq!(
+            adn_cumsum_f64(dangling, dangling, usize::MAX),
+            ADN_CAPACITY_EXCEEDED
+        );
+        assert_eq!(
+            adn_cumsum_f32(dangling.cast(), dangling.cast(), ADN_CAPACITY_F32 as usize + 1),
+            ADN_CAPACITY_EXCEEDED
+        );
+        assert!(poisoned(&out));
+        // Overlap: shifted by one element either way.
+        let mut buf = [1.0f64, 2.0, 3.0, 4.0, 5.0];
+        let p = buf.as_mut_ptr();
+        assert_eq!(adn_cumsum_f64(p, p.add(1), 4), ADN_OVERLAP);
+        assert_eq!(adn_cumsum_f64(p.add(1), p, 4), ADN_OVERLAP);
+        // Partial overlap by a few bytes (misaligned out is caught first).
+        let q = p.cast::<u8>().wrapping_add(4).cast::<f64>();
+        assert_eq!(adn_cumsum_f64(p, q, 2), ADN_MISALIGNED);
+        assert_eq!(buf, [1.0, 2.0, 3.0, 4.0, 5.0], "nothing written");
+        // Adjacent is fine.
+        assert_eq!(adn_cumsum_f64(p, p.add(2), 2), ADN_OK);
+        assert_eq!(buf, [1.0, 2.0, 1.0, 3.0, 5.0]);
+        assert_eq!(adn_cumsum_f64(x.as_ptr(), out.as_mut_ptr(), 4), ADN_OK);
+        assert_eq!(out, [1.0, 3.0, 6.0, 10.0]);
+        let mut xf = [0.5f32, 0.25, 0.125];
+        let pf = xf.as_mut_ptr();
+        assert_eq!(adn_cumsum_f32(pf, pf, 3), ADN_OK);
+        assert_eq!(xf, [0.5, 0.75, 0.875]);
+        let mut yf = [POISON32; 3];
+        let pf = xf.as_ptr();
+        assert_eq!(adn_cumsum_f32_fold(pf, yf.as_mut_ptr(), 3, 22), ADN_INVALID_FOLD);
+        assert!(yf.iter().all(|v| v.to_bits() == POISON32.to_bits()));
+    }
+}
+
+#[test]
+fn accumulator_statuses() {
+    let x = [1.0f64, 2.0, 3.0];
+    // SAFETY: every call is valid or refused before memory is touched.
+    unsafe {
+        let mut zero: adn_acc_f64 = zeroed();
+        let mut v = POISON64;
+        let mut n = 0u64;
+        assert_eq!(adn_acc_f64_add(&mut zero, 1.0), ADN_NOT_INITIALIZED);
+        assert_eq!(
+            adn_acc_f64_add_array(&mut zero, x.as_ptr(), 3),
+            ADN_NOT_INITIALIZED
+        );
+        assert_eq!(adn_acc_f64_value(&zero, &mut v), ADN_NOT_INITIALIZED);
+        assert_eq!(adn_acc_f64_count(&zero, &mut n), ADN_NOT_INITIALIZED);
+        let good = acc64(3);
+        assert_eq!(adn_acc_f64_merge(&mut zero, &good), ADN_NOT_INITIALIZED);
+        let mut good2 = acc64(3);
+        assert_eq!(adn_acc_f64_merge(&mut good2, &zero), ADN_NOT_INITIALIZED);
+        // Garbage bytes.
+        let mut junk: adn_acc_f64 = zeroed();
+        let bytes = core::slice::from_raw_parts_mut((&mut junk as *mut adn_acc_f64).cast::<u8>(), 1024);
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = (i as u8).wrapping_mul(37).wrapping_add(11);
+        }
+        assert_eq!(adn_acc_f64_add(&mut junk, 1.0), ADN_NOT_INITIALIZED);
+        // A valid tag over a zeroed accumulator (its own fold field disagrees).
+        let mut half = acc64(3);
+        let words = core::slice::from_raw_parts_mut((&mut half as *mut adn_acc_f64).cast::<u64>(), 128);
+        words[1..].fill(0);
+        assert_eq!(adn_acc_f64_add(&mut half, 1.0), ADN_NOT_INITIALIZED);
+        // A float accumulator's tag is not a double accumulator's.
+        let f = acc32(3);
+        let mut as64: adn_acc_f64 = zeroed();
+        core::ptr::copy_nonoverlapping(
+            (&f as *const adn_acc_f32).cast::<u8>(),
+            (&mut as64 as *mut adn_acc_f64).cast::<u8>(),
+            512,
+        );
+        assert_eq!(adn_acc_f64_add(&mut as64, 1.0), ADN_NOT_INITIALIZED);
+
+        assert_eq!(adn_acc_f64_init(core::ptr::null_mut(), 3), ADN_NULL_POINTER);
+        let mut a: adn_acc_f64 = zeroed();
+        assert_eq!(adn_acc_f64_init(&mut a, 1), ADN_INVALID_FOLD);
+        assert_eq!(adn_acc_f64_init(&mut a, 53), ADN_INVALID_FOLD);
+        assert_eq!(
+            adn_acc_f64_add(&mut a, 1.0),
+            ADN_NOT_INITIALIZED,
+            "init did not write on error"
+        );
+        let mut a32: adn_acc_f32 = zeroed();
+        assert_eq!(adn_acc_f32_init(&mut a32, 22), ADN_INVALID_FOLD);
+        assert_eq!(adn_acc_f32_init(&mut a32, 21), ADN_OK);
+
+        let mut a = acc64(3);
+        assert_eq!(adn_acc_f64_add(core::ptr::null_mut(), 1.0), ADN_NULL_POINTER);
+        assert_eq!(
+            adn_acc_f64_add_array(&mut a, core::ptr::null(), 1),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(adn_acc_f64_add_array(&mut a, core::ptr::null(), 0), ADN_OK);
+        assert_eq!(adn_acc_f64_merge(&mut a, core::ptr::null()), ADN_NULL_POINTER);
+        assert_eq!(adn_acc_f64_value(&a, core::ptr::null_mut()), ADN_NULL_POINTER);
+        assert_eq!(adn_acc_f64_value(core::ptr::null(), &mut v), ADN_NULL_POINTER);
+        assert_eq!(adn_acc_f64_count(&a, core::ptr::null_mut()), ADN_NULL_POINTER);
+        let mut k4 = acc64(4);
+        assert_eq!(adn_acc_f64_merge(&mut k4, &a), ADN_FOLD_MISMATCH);
+        // An array inside the struct itself is refused.
+        let inside = (&a as *const adn_acc_f64).cast::<f64>().add(4);
+        assert_eq!(adn_acc_f64_add_array(&mut a, inside, 2), ADN_OVERLAP);
+
+        assert_eq!(adn_acc_f64_add_array(&mut a, x.as_ptr(), 3), ADN_OK);
+        // Merging with itself doubles.
+        assert_eq!(adn_acc_f64_merge(&mut a, &a), ADN_OK);
+        assert_eq!(adn_acc_f64_value(&a, &mut v), ADN_OK);
+        assert_eq!(v, 12.0);
+        assert_eq!(adn_acc_f64_count(&a, &mut n), ADN_OK);
+        assert_eq!(n, 6);
+        // An unaligned copy as `other` (MPI buffers need not be aligned).
+        let mut raw = vec![0u8; 1024 + 1];
+        core::ptr::copy_nonoverlapping(
+            (&a as *const adn_acc_f64).cast::<u8>(),
+            raw.as_mut_ptr().add(1),
+            1024,
+        );
+        let unaligned = raw.as_ptr().add(1).cast::<adn_acc_f64>();
+        assert_eq!(adn_acc_f64_merge(&mut a, unaligned), ADN_OK);
+        assert_eq!(adn_acc_f64_value(&a, &mut v), ADN_OK);
+        assert_eq!(v, 24.0);
+        // The accumulator itself must be aligned.
+        let mut raw2 = vec![0u64; 129];
+        let mis = raw2.as_mut_ptr().cast::<u8>().add(4).cast::<adn_acc_f64>();
+        assert_eq!(adn_acc_f64_init(mis, 3), ADN_MISALIGNED);
+        assert_eq!(adn_acc_f64_add(mis, 1.0), ADN_MISALIGNED);
+        assert!(raw2.iter().all(|&w| w == 0));
+
+        // Encoding.
+        let mut buf = [0xAAu8; ADN_ACC_ENCODED_MAX];
+        let mut len = 12345usize;
+        assert_eq!(
+            adn_acc_f64_to_bytes(&a, buf.as_mut_ptr(), 63, &mut len),
+            ADN_BUFFER_TOO_SMALL
+        );
+        assert_eq!(len, 12345);
+        assert!(buf.iter().all(|&b| b == 0xAA));
+        assert_eq!(
+            adn_acc_f64_to_bytes(&a, core::ptr::null_mut(), 64, &mut len),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_acc_f64_to_bytes(&a, buf.as_mut_ptr(), 64, core::ptr::null_mut()),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(adn_acc_f64_to_bytes(&a, buf.as_mut_ptr(), 64, &mut len), ADN_OK);
+        assert_eq!(len, 64);
+        let core_acc = {
+            let mut c = Accumulator::<f64>::new();
+            for _ in 0..4 {
+                c.add_slice(&x).unwrap();
+            }
+            c
+        };
+        assert_eq!(&buf[..64], core_acc.to_bytes().as_bytes());
+        let mut b = acc64(5);
+        let before = value64(&b);
+        assert_eq!(adn_acc_f64_from_bytes(&mut b, buf.as_ptr(), 63), ADN_BAD_ENCODING);
+        assert_eq!(adn_acc_f64_from_bytes(&mut b, buf.as_ptr(), 0), ADN_BAD_ENCODING);
+        assert_eq!(
+            adn_acc_f64_from_bytes(&mut b, core::ptr::null(), 0),
+            ADN_BAD_ENCODING
+        );
+        assert_eq!(
+            adn_acc_f64_from_bytes(&mut b, core::ptr::null(), 64),
+            ADN_NULL_POINTER
+        );
+        let mut bad = buf;
+        bad[0] ^= 1;
+        assert_eq!(adn_acc_f64_from_bytes(&mut b, bad.as_ptr(), 64), ADN_BAD_ENCODING);
+        let mut f32acc = acc32(3);
+        assert_eq!(
+            adn_acc_f32_from_bytes(&mut f32acc, buf.as_ptr(), 64),
+            ADN_BAD_ENCODING
+        );
+        assert_eq!(value64(&b), before, "unchanged on error");
+        let mut k: u64 = 0;
+        assert_eq!(adn_acc_f64_count(&b, &mut k), ADN_OK);
+        assert_eq!(k, 0);
+        assert_eq!(adn_acc_f64_from_bytes(&mut b, buf.as_ptr(), 64), ADN_OK);
+        assert_eq!(value64(&b), 24.0f64.to_bits());
+    }
+}
+
+/// A NaN-only accumulator that already holds the capacity: the next value is refused.
+#[test]
+fn accumulator_capacity() {
+    fn full(dtype: u8, fold: u8, bytes_per: usize, cap: u64) -> Vec<u8> {
+        let mut e = vec![0u8; 16 + 2 * fold as usize * bytes_per];
+        e[..4].copy_from_slice(b"ADNB");
+        e[4] = 1;
+        e[5] = dtype;
+        e[6] = fold;
+        e[7] = 1; // NaN seen
+        e[8..16].copy_from_slice(&cap.to_le_bytes());
+        e
+    }
+    let e64 = full(2, 3, 8, ADN_CAPACITY_F64);
+    let e32 = full(1, 3, 4, ADN_CAPACITY_F32);
+    let x = [1.0f64];
+    let xf = [1.0f32];
+    // SAFETY: valid pointers.
+    unsafe {
+        let mut a = acc64(3);
+        assert_eq!(adn_acc_f64_from_bytes(&mut a, e64.as_ptr(), e64.len()), ADN_OK);
+        assert_eq!(adn_acc_f64_add(&mut a, 1.0), ADN_CAPACITY_EXCEEDED);
+        assert_eq!(
+            adn_acc_f64_add_array(&mut a, x.as_ptr(), 1),
+            ADN_CAPACITY_EXCEEDED
+        );
+        assert_eq!(adn_acc_f64_add_array(&mut a, x.as_ptr(), 0), ADN_OK);
+        let mut one = acc64(3);
+        assert_eq!(adn_acc_f64_add(&mut one, 1.0), ADN_OK);
+        assert_eq!(adn_acc_f64_merge(&mut a, &one), ADN_CAPACITY_EXCEEDED);
+        assert_eq!(adn_acc_f64_merge(&mut one, &a), ADN_CAPACITY_EXCEEDED);
+        assert_eq!(value64(&one), 1.0f64.to_bits(), "unchanged on error");
+        assert_eq!(value64(&a), 0x7FF8_0000_0000_0000);
+
+        let mut b = acc32(3);
+        assert_eq!(adn_acc_f32_from_bytes(&mut b, e32.as_ptr(), e32.len()), ADN_OK);
+        assert_eq!(adn_acc_f32_add(&mut b, 1.0), ADN_CAPACITY_EXCEEDED);
+        assert_eq!(
+            adn_acc_f32_add_array(&mut b, xf.as_ptr(), 1),
+            ADN_CAPACITY_EXCEEDED
+        );
+        let mut n = 0u64;
+        assert_eq!(adn_acc_f32_count(&b, &mut n), ADN_OK);
+        assert_eq!(n, ADN_CAPACITY_F32);
+    }
+}
+
+#[test]
+fn gpu_entry_points_not_built() {
+    let x = [1.0f64];
+    let xf = [1.0f32];
+    let mut o = POISON64;
+    let mut of = POISON32;
+    let mut c = [POISON64];
+    let mut cf = [POISON32];
+    // SAFETY: valid pointers (and the stubs read nothing).
+    let got = unsafe {
+        use crate::gpu::*;
+        [
+            adn_cuda_sum_f64(x.as_ptr(), 1, &mut o),
+            adn_cuda_sum_f32(xf.as_ptr(), 1, &mut of),
+            adn_cuda_sum_f64_fold(x.as_ptr(), 1, 3, &mut o),
+            adn_cuda_sum_f32_fold(xf.as_ptr(), 1, 3, &mut of),
+            adn_cuda_cumsum_f64(x.as_ptr(), c.as_mut_ptr(), 1),
+            adn_cuda_cumsum_f32(xf.as_ptr(), cf.as_mut_ptr(), 1),
+            adn_cuda_cumsum_f64_fold(x.as_ptr(), c.as_mut_ptr(), 1, 3),
+            adn_cuda_cumsum_f32_fold(xf.as_ptr(), cf.as_mut_ptr(), 1, 3),
+            adn_hip_sum_f64(x.as_ptr(), 1, &mut o),
+            adn_hip_sum_f32(xf.as_ptr(), 1, &mut of),
+            adn_hip_sum_f64_fold(x.as_ptr(), 1, 3, &mut o),
+            adn_hip_sum_f32_fold(xf.as_ptr(), 1, 3, &mut of),
+            adn_hip_cumsum_f64(x.as_ptr(), c.as_mut_ptr(), 1),
+            adn_hip_cumsum_f32(xf.as_ptr(), cf.as_mut_ptr(), 1),
+            adn_hip_cumsum_f64_fold(x.as_ptr(), c.as_mut_ptr(), 1, 3),
+            adn_hip_cumsum_f32_fold(xf.as_ptr(), cf.as_mut_ptr(), 1, 3),
+        ]
+    };
+    assert!(got.iter().all(|&s| s == ADN_NOT_BUILT), "{got:?}");
+    assert_eq!(o.to_bits(), POISON64.to_bits());
+    assert_eq!(of.to_bits(), POISON32.to_bits());
+    assert_eq!(c[0].to_bits(), POISON64.to_bits());
+    assert_eq!(cf[0].to_bits(), POISON32.to_bits());
+}
+
+/// The same bits as the core for random inputs, folds and splits (a small property test).
+#[test]
+fn matches_core_on_random_inputs() {
+    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let rounds = if cfg!(miri) { 2 } else { 200 };
+    for _ in 0..rounds {
+        let n = (next() % if cfg!(miri) { 8 } else { 300 }) as usize;
+        let fold = 2 + (next() % if cfg!(miri) { 3 } else { 51 }) as usize;
+        let x: Vec<f64> = (0..n)
+            .map(|_| {
+                let r = next();
+                // Finite values of every exponent range.
+                f64::from_bits(r & 0xFFEF_FFFF_FFFF_FFFF)
+            })
+            .collect();
+        let want = reprosum_core::sum_fold(&x, fold).unwrap().to_bits();
+        let mut got = POISON64;
+        // SAFETY: valid pointers.
+        assert_eq!(
+            unsafe { adn_sum_f64_fold(x.as_ptr(), n, fold as u32, &mut got) },
+            ADN_OK
+        );
+        assert_eq!(got.to_bits(), want, "n {n} fold {fold}");
+        let mut d = DynAccumulator::<f64>::new(fold).unwrap();
+        d.add_slice(&x).unwrap();
+        let mut a = acc64(fold as u32);
+        for chunk in x.chunks(7) {
+            let mut b = acc64(fold as u32);
+            // SAFETY: valid pointers.
+            unsafe {
+                assert_eq!(adn_acc_f64_add_array(&mut b, chunk.as_ptr(), chunk.len()), ADN_OK);
+                assert_eq!(adn_acc_f64_merge(&mut a, &b), ADN_OK);
+            }
+        }
+        assert_eq!(value64(&a), d.value().to_bits());
+        let xf: Vec<f32> = x
+            .iter()
+            .map(|&v| f32::from_bits((v.to_bits() >> 32) as u32 & 0xFF7F_FFFF))
+            .collect();
+        let ff = 2 + fold % 20;
+        let want = reprosum_core::sum_fold(&xf, ff).unwrap().to_bits();
+        let mut got = POISON32;
+        // SAFETY: valid pointers.
+        assert_eq!(
+            unsafe { adn_sum_f32_fold(xf.as_ptr(), n, ff as u32, &mut got) },
+            ADN_OK
+        );
+        assert_eq!(got.to_bits(), want, "f32 n {n} fold {ff}");
+    }
+}
+
+/// The entry points set the standard floating-point mode: with FTZ, DAZ and round-down set
+/// by the caller, every known answer keeps its bits, and the caller's mode is restored.
+#[test]
+#[cfg_attr(miri, ignore = "miri cannot run the inline assembly that sets the FP mode")]
+fn hostile_fp_mode() {
+    use reprosum_core::fpenv;
+    #[cfg(target_arch = "x86_64")]
+    let hostile = 0x1F80 | (1 << 15) | (1 << 6) | (1 << 13); // FTZ, DAZ, round down
+    #[cfg(target_arch = "aarch64")]
+    let hostile = fpenv::read() | (1 << 24) | (2 << 22); // FZ, round toward minus infinity
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        eprintln!("hostile_fp_mode: no control register handled on this target; nothing to test");
+        return;
+    }
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        let (run, _) = all_cases(KNOWN_ANSWERS);
+        let mut failures = Vec::new();
+        let mut checked = 0;
+        for c in &run {
+            if c.dtype != Dtype::F64 {
+                continue;
+            }
+            let x: Vec<f64> = c.inputs_f64().collect();
+            let mut a = acc64(c.fold as u32);
+            let mut out = POISON64;
+            let mut v = POISON64;
+            let mut cum = vec![POISON64; x.len()];
+            let saved = fpenv::read();
+            fpenv::write(hostile);
+            // SAFETY: valid pointers.
+            let st = unsafe {
+                [
+                    adn_sum_f64_fold(x.as_ptr(), x.len(), c.fold as u32, &mut out),
+                    adn_acc_f64_add_array(&mut a, x.as_ptr(), x.len()),
+                    adn_acc_f64_value(&a, &mut v),
+                    adn_cumsum_f64_fold(x.as_ptr(), cum.as_mut_ptr(), x.len(), c.fold as u32),
+                ]
+            };
+            let after = fpenv::read();
+            fpenv::write(saved);
+            assert_eq!(after, hostile, "the caller's mode is restored");
+            assert_eq!(st, [ADN_OK; 4]);
+            if out.to_bits() != c.sum || v.to_bits() != c.sum {
+                failures.push(format!(
+                    "{}: {:#X} / {:#X}, expected {:#X}",
+                    c.name,
+                    out.to_bits(),
+                    v.to_bits(),
+                    c.sum
+                ));
+            }
+            if let Some(want) = c.cumsum() {
+                let want: Vec<u64> = want.collect();
+                let got: Vec<u64> = cum.iter().map(|v| v.to_bits()).collect();
+                if got != want {
+                    failures.push(format!("{}: cumsum differs", c.name));
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked > 20);
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        // And the mode does matter: the plain core under the hostile mode gets a case wrong
+        // (so this test would catch an entry point that forgot to set it).
+        let sub: Vec<f64> = vec![f64::from_bits(0x0000_0002_540B_E400); 10_000];
+        let saved = fpenv::read();
+        fpenv::write(hostile);
+        let raw = reprosum_core::sum(&sub).unwrap();
+        fpenv::write(saved);
+        assert_ne!(
+            raw.to_bits(),
+            0x0000_5AF2_7880_0000,
+            "DAZ changes the plain core's sum"
+        );
+    }
+}

@@ -1,0 +1,246 @@
+//! The C and C++ programs as tests: builds `libreprosum.a` (release), compiles
+//! `examples-c/sum.c`, `examples-c/sum.cpp` and `ffi/tests/c/test_ffi.c` against it (by its
+//! path, so a shared library cannot be picked up instead), runs them, and checks every bit
+//! pattern they print against the known answers and against reprosum-core.
+//!
+//! Needs a C and a C++ compiler (`$CC` / `$CXX`, default `cc` / `c++`); without them the
+//! tests fail rather than skip. Not run under miri (it cannot run a compiler).
+
+use reprosum_core::{Dtype, DynAccumulator};
+use reprosum_testkit::{cases, Case, KNOWN_ANSWERS};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The system libraries a Rust static library needs (`--print native-static-libs`).
+#[cfg(target_os = "linux")]
+const NATIVE_LIBS: &[&str] = &["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"];
+#[cfg(target_os = "macos")]
+const NATIVE_LIBS: &[&str] = &["-lSystem", "-lc", "-lm"];
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+const NATIVE_LIBS: &[&str] = &["-lpthread", "-lm", "-ldl", "-lc"];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Builds the static library once (release) and returns its path.
+fn static_lib() -> &'static Path {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = Command::new(cargo)
+            .current_dir(workspace())
+            .args([
+                "build",
+                "-p",
+                "reprosum-ffi",
+                "--release",
+                "--message-format=json-render-diagnostics",
+            ])
+            .output()
+            .expect("run cargo build");
+        assert!(
+            out.status.success(),
+            "cargo build failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The staticlib's path from cargo's artifact messages (respects CARGO_TARGET_DIR and
+        // any configured target directory).
+        let text = String::from_utf8_lossy(&out.stdout);
+        let path = text
+            .lines()
+            .filter(|l| l.contains("\"reason\":\"compiler-artifact\"") && l.contains("reprosum-ffi"))
+            .flat_map(|l| l.split('"'))
+            .find(|s| s.ends_with("libreprosum.a"))
+            .expect("cargo reported no libreprosum.a");
+        PathBuf::from(path)
+    })
+}
+
+/// A directory for the compiled programs, beside the library.
+fn out_dir() -> PathBuf {
+    let d = static_lib().parent().unwrap().join("c-programs");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Compiles one program with `compiler` (and the language flags) against the static library.
+fn compile(compiler_env: &str, default: &str, std_flag: &str, src: &str, name: &str) -> PathBuf {
+    let ws = workspace();
+    let exe = out_dir().join(name);
+    let cc = std::env::var(compiler_env).unwrap_or_else(|_| default.into());
+    let out = Command::new(&cc)
+        .current_dir(&ws)
+        .args([
+            std_flag,
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-ffp-contract=off",
+        ])
+        .arg("-I")
+        .arg(ws.join("include"))
+        .arg("-I")
+        .arg(ws.join("examples-c"))
+        .arg(ws.join(src))
+        .arg(static_lib())
+        .args(NATIVE_LIBS)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the compiler `{cc}` (set {compiler_env}): {e}"));
+    assert!(
+        out.status.success(),
+        "{cc} {src} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+fn run(exe: &Path, args: &[PathBuf]) -> (Output, String) {
+    let out = Command::new(exe).args(args).output().expect("run the program");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out, stdout)
+}
+
+fn case(name: &str) -> Case<'static> {
+    cases(KNOWN_ANSWERS)
+        .map(|c| c.expect("known answers parse"))
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no known-answer case {name}"))
+}
+
+/// The core's sum, cumulative sum and encoding of a case's input.
+fn core_results(c: &Case<'_>) -> (u64, Vec<u64>, Vec<u8>) {
+    match c.dtype {
+        Dtype::F64 => {
+            let x: Vec<f64> = c.inputs_f64().collect();
+            let mut a = DynAccumulator::<f64>::new(c.fold).unwrap();
+            a.add_slice(&x).unwrap();
+            let mut cum = vec![0.0; x.len()];
+            reprosum_core::cumsum_fold(&x, &mut cum, c.fold).unwrap();
+            let sum = reprosum_core::sum_fold(&x, c.fold).unwrap().to_bits();
+            (
+                sum,
+                cum.iter().map(|v| v.to_bits()).collect(),
+                a.to_bytes().as_bytes().to_vec(),
+            )
+        }
+        Dtype::F32 => {
+            let x: Vec<f32> = c.inputs_f32().collect();
+            let mut a = DynAccumulator::<f32>::new(c.fold).unwrap();
+            a.add_slice(&x).unwrap();
+            let mut cum = vec![0.0; x.len()];
+            reprosum_core::cumsum_fold(&x, &mut cum, c.fold).unwrap();
+            let sum = reprosum_core::sum_fold(&x, c.fold).unwrap().to_bits() as u64;
+            (
+                sum,
+                cum.iter().map(|v| v.to_bits() as u64).collect(),
+                a.to_bytes().as_bytes().to_vec(),
+            )
+        }
+    }
+}
+
+/// Checks every `case NAME sum|cumsum|bytes ...` line; returns how many lines were checked.
+fn check_case_lines(program: &str, stdout: &str) -> usize {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for line in stdout.lines().filter(|l| l.starts_with("case ")) {
+        let mut w = line.split_ascii_whitespace().skip(1);
+        let (name, kind) = (w.next().unwrap(), w.next().unwrap_or(""));
+        let vals: Vec<&str> = w.collect();
+        let c = case(name);
+        let (core_sum, core_cum, core_bytes) = core_results(&c);
+        match kind {
+            "sum" => {
+                let got = u64::from_str_radix(vals[0], 16).unwrap();
+                if got != c.sum || got != core_sum {
+                    failures.push(format!("{line}: known {:X}, core {core_sum:X}", c.sum));
+                }
+            }
+            "cumsum" => {
+                let got: Vec<u64> = vals.iter().map(|v| u64::from_str_radix(v, 16).unwrap()).collect();
+                let known: Option<Vec<u64>> = c.cumsum().map(|it| it.collect());
+                if got != core_cum || known.is_some_and(|k| k != got) {
+                    failures.push(format!("{line}: core {core_cum:X?}"));
+                }
+            }
+            "bytes" => {
+                let hex: String = core_bytes.iter().map(|b| format!("{b:02X}")).collect();
+                if vals.first() != Some(&hex.as_str()) {
+                    failures.push(format!("{line}: core {hex}"));
+                }
+            }
+            other => failures.push(format!("{line}: unknown kind {other}")),
+        }
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "{program}:\n{}", failures.join("\n"));
+    checked
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "runs a C compiler")]
+fn c_example() {
+    let exe = compile("CC", "cc", "-std=c11", "examples-c/sum.c", "sum");
+    let (out, stdout) = run(&exe, &[]);
+    assert!(
+        out.status.success(),
+        "sum failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n = check_case_lines("sum.c", &stdout);
+    assert!(n >= 9, "sum.c printed {n} case lines:\n{stdout}");
+    assert!(stdout.contains("status 4 "), "{stdout}");
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "runs a C++ compiler")]
+fn cpp_example() {
+    let exe = compile("CXX", "c++", "-std=c++17", "examples-c/sum.cpp", "sum_cpp");
+    let (out, stdout) = run(&exe, &[]);
+    assert!(
+        out.status.success(),
+        "sum_cpp failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n = check_case_lines("sum.cpp", &stdout);
+    assert!(n >= 9, "sum.cpp printed {n} case lines:\n{stdout}");
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("error ")).count(),
+        4,
+        "{stdout}"
+    );
+    assert!(stdout.contains("max_reproducible_count float 4294966784 double 9223372036854773760"));
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "runs a C compiler")]
+fn c_tests() {
+    let exe = compile("CC", "cc", "-std=c11", "ffi/tests/c/test_ffi.c", "test_ffi");
+    let v = workspace().join("tests/vectors");
+    let (out, stdout) = run(&exe, &[v.join("known_answers.txt"), v.join("core_vectors.txt")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "test_ffi failed:\n{stdout}\n{stderr}");
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(last.ends_with(" passed, 0 failed"), "{stdout}");
+    let passed: u64 = last.split(' ').next().unwrap().parse().unwrap();
+    assert!(passed > 5000, "{stdout}");
+    // Every case of both files ran.
+    for (file, text) in [
+        ("known_answers.txt", KNOWN_ANSWERS),
+        ("core_vectors.txt", reprosum_testkit::CORE_VECTORS),
+    ] {
+        let n = cases(text).count();
+        assert!(
+            stdout.contains(&format!("{file}: {n} cases")),
+            "{file}: expected {n} cases:\n{stdout}"
+        );
+    }
+}
