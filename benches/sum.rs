@@ -75,7 +75,12 @@ fn prefix<T: Plain>(x: &[T], out: &mut [T]) {
 fn sizes() -> Vec<usize> {
     std::env::var("REPROSUM_BENCH_SIZES")
         .ok()
-        .map(|s| s.split(',').filter_map(|v| v.trim().parse::<f64>().ok()).map(|v| v as usize).collect())
+        .map(|s| {
+            s.split(',')
+                .filter_map(|v| v.trim().parse::<f64>().ok())
+                .map(|v| v as usize)
+                .collect()
+        })
         .unwrap_or_else(|| vec![1_000, 100_000, 10_000_000])
 }
 
@@ -87,9 +92,15 @@ fn bench_sum<T: Plain>(c: &mut Criterion, name: &str) {
         if n >= 1_000_000 {
             g.sample_size(10);
         }
-        g.bench_with_input(BenchmarkId::new("naive", n), &x, |b, x| b.iter(|| naive(black_box(x))));
-        g.bench_with_input(BenchmarkId::new("lanes16", n), &x, |b, x| b.iter(|| lanes16(black_box(x))));
-        g.bench_with_input(BenchmarkId::new("kahan", n), &x, |b, x| b.iter(|| kahan(black_box(x))));
+        g.bench_with_input(BenchmarkId::new("naive", n), &x, |b, x| {
+            b.iter(|| naive(black_box(x)))
+        });
+        g.bench_with_input(BenchmarkId::new("lanes16", n), &x, |b, x| {
+            b.iter(|| lanes16(black_box(x)))
+        });
+        g.bench_with_input(BenchmarkId::new("kahan", n), &x, |b, x| {
+            b.iter(|| kahan(black_box(x)))
+        });
         if n <= 100_000 {
             g.bench_with_input(BenchmarkId::new("reference_k3", n), &x, |b, x| {
                 b.iter(|| core_api::reference::sum(black_box(x), 3).unwrap())
@@ -113,7 +124,9 @@ fn bench_cumsum<T: Plain>(c: &mut Criterion, name: &str) {
         if n >= 1_000_000 {
             g.sample_size(10);
         }
-        g.bench_function(BenchmarkId::new("prefix", n), |b| b.iter(|| prefix(black_box(&x), &mut out)));
+        g.bench_function(BenchmarkId::new("prefix", n), |b| {
+            b.iter(|| prefix(black_box(&x), &mut out))
+        });
         g.bench_function(BenchmarkId::new("reprosum_k3", n), |b| {
             b.iter(|| reprosum::cumsum(black_box(&x), &mut out).unwrap())
         });
