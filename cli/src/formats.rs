@@ -68,7 +68,7 @@ pub fn detect(bytes: &[u8], asked: Option<Format>) -> Format {
 
 /// Raw little-endian values; a byte count that is not a whole number of values is an error.
 pub fn parse_raw<T: Elem>(bytes: &[u8]) -> Result<Vec<T>, CliError> {
-    if bytes.len() % T::BYTES != 0 {
+    if !bytes.len().is_multiple_of(T::BYTES) {
         return Err(CliError::data(format!(
             "{} bytes is not a whole number of {} values ({} bytes each; for a text file use --format text)",
             bytes.len(),
