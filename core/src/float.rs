@@ -112,6 +112,15 @@ pub trait Float:
         Self::from_bits_u64((Self::bin_exp_field(i) << Self::MANT_BITS) | (1u64 << (Self::MANT_BITS - 1)))
     }
 
+    /// B_i / 6 = ufp(B_i) / 4, the carry unit of bin `i`, as an exact f64 (built from its
+    /// exponent: no division, which soft-float targets would pay for).
+    #[inline(always)]
+    fn bin_quarter(i: usize) -> f64 {
+        let bias = (Self::MAX_EXP_FIELD as i64 + 1) / 2;
+        let e = Self::bin_exp_field(i) as i64 - bias - 2;
+        f64::from_bits(((e + 1023) as u64) << 52)
+    }
+
     /// The bin index of a value: which bin its leading bit falls in.
     ///
     /// Zero gives `MAX_INDEX`; NaN and Inf give 0 (they are never deposited here).
@@ -133,7 +142,8 @@ pub trait Float:
             let width = 64 - mag.leading_zeros() as u64; // 1..=MANT_BITS
             Self::MAX_EXP_FIELD - 1 + (Self::MANT_BITS as u64 + 1 - width)
         };
-        let i = (depth / Self::BIN_WIDTH as u64) as usize;
+        // Fields fit in 32 bits: a 32-bit division (no 64-bit division routine on 32-bit targets).
+        let i = (depth as u32 / Self::BIN_WIDTH) as usize;
         if i > Self::MAX_INDEX {
             Self::MAX_INDEX
         } else {
@@ -146,7 +156,7 @@ pub trait Float:
     #[inline(always)]
     fn window_index(p0: Self) -> usize {
         let field = (p0.bits() & Self::EXP_MASK) >> Self::MANT_BITS;
-        (Self::TOP_FIELD.saturating_sub(field) / Self::BIN_WIDTH as u64) as usize
+        (Self::TOP_FIELD.saturating_sub(field) as u32 / Self::BIN_WIDTH) as usize
     }
 
     /// `2^e` for `e` in the normal range of the type.
@@ -334,6 +344,7 @@ fn convert_f64(p: &[f64], c: &[f64]) -> f64 {
     }
     let x = f64::window_index(p[0]);
     let b = |j: usize| f64::bin(x + j);
+    let q = |j: usize| f64::bin_quarter(x + j);
     let expansion = f64::pow2(-f64::COMPRESSION_EXP);
     let mut y = 0.0f64;
     let mut i;
@@ -342,16 +353,16 @@ fn convert_f64(p: &[f64], c: &[f64]) -> f64 {
         let up = f64::pow2(66);
         let scaled = k.min(3 - x);
         if x == 0 {
-            y += c[0] * ((b(0) / 6.0) * down * expansion);
-            y += c[1] * ((b(1) / 6.0) * down);
+            y += c[0] * (q(0) * down * expansion);
+            y += c[1] * (q(1) * down);
             y += (p[0] - b(0)) * down * expansion;
             i = 2;
         } else {
-            y += c[0] * ((b(0) / 6.0) * down);
+            y += c[0] * (q(0) * down);
             i = 1;
         }
         while i < scaled {
-            y += c[i] * ((b(i) / 6.0) * down);
+            y += c[i] * (q(i) * down);
             y += (p[i - 1] - b(i - 1)) * down;
             i += 1;
         }
@@ -364,11 +375,11 @@ fn convert_f64(p: &[f64], c: &[f64]) -> f64 {
             return y;
         }
     } else {
-        y += c[0] * (b(0) / 6.0);
+        y += c[0] * q(0);
         i = 1;
     }
     while i < k {
-        y += c[i] * (b(i) / 6.0);
+        y += c[i] * q(i);
         y += p[i - 1] - b(i - 1);
         i += 1;
     }
@@ -385,20 +396,21 @@ fn convert_f32(p: &[f32], c: &[f32]) -> f32 {
     }
     let x = f32::window_index(p[0]);
     let b = |j: usize| f32::bin(x + j);
+    let q = |j: usize| f32::bin_quarter(x + j);
     let expansion = f64::pow2(-f32::COMPRESSION_EXP);
     let mut y = 0.0f64;
     let mut i;
     if x == 0 {
-        y += c[0] as f64 * (b(0) as f64 / 6.0) * expansion;
-        y += c[1] as f64 * (b(1) as f64 / 6.0);
+        y += c[0] as f64 * q(0) * expansion;
+        y += c[1] as f64 * q(1);
         y += (p[0] - b(0)) as f64 * expansion;
         i = 2;
     } else {
-        y += c[0] as f64 * (b(0) as f64 / 6.0);
+        y += c[0] as f64 * q(0);
         i = 1;
     }
     while i < k {
-        y += c[i] as f64 * (b(i) as f64 / 6.0);
+        y += c[i] as f64 * q(i);
         y += (p[i - 1] - b(i - 1)) as f64;
         i += 1;
     }

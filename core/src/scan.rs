@@ -23,8 +23,13 @@
 use crate::binned::{self, Meta};
 use crate::float::Float;
 
-/// Elements per chunk: the scratch arrays take `(K + 2) * CHUNK * 8` bytes of stack.
-pub(crate) const CHUNK: usize = 128;
+/// Elements per chunk: the scratch arrays take about `2 * K * CHUNK * 8` bytes of stack
+/// (smaller on 32-bit targets, where stacks are small).
+pub(crate) const CHUNK: usize = if cfg!(target_pointer_width = "64") {
+    128
+} else {
+    32
+};
 
 /// Adds `xs[i]` to the state and writes the running value to `out[i]`, for every i.
 /// The caller has checked the capacity and that `out.len() == xs.len()`.
@@ -212,7 +217,7 @@ fn segment<T: Float, const K: usize>(p: &mut [T; K], c: &mut [T; K], m: &mut Met
 
     // Pass 3: renormalise every element's slots (remainder in [0, Q), carry), then convert.
     // Loops over elements with the slot fixed, so that they vectorise.
-    let conv = Conversion::<K>::new::<T>(w, &b);
+    let conv = Conversion::<K>::new::<T>(w);
     let mut car = [[0.0f64; CHUNK]; K];
     for j in 0..K {
         let (q, inv_q, c0) = (conv.q[j], conv.inv_q[j], c[j].to_f64());
@@ -320,11 +325,9 @@ struct Conversion<const K: usize> {
 
 impl<const K: usize> Conversion<K> {
     #[inline(always)]
-    fn new<T: Float>(w: usize, b: &[T; K]) -> Self {
-        let quarter = |j: usize| {
-            // ufp(B)/4 = B/6 exactly, in stored units.
-            b[j].to_f64() / 6.0
-        };
+    fn new<T: Float>(w: usize) -> Self {
+        // ufp(B)/4 = B/6 exactly, in stored units.
+        let quarter = |j: usize| T::bin_quarter(w + j);
         let expansion = f64::pow2(-T::COMPRESSION_EXP);
         let scaled = if T::BYTES == 8 && w <= 3 {
             let s = K.min(3 - w);

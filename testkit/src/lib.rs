@@ -108,6 +108,7 @@ impl<'a> Case<'a> {
         }
         Inputs::Parts {
             body: self.body,
+            has_set: self.body.lines().any(|l| l.starts_with("set ")),
             lines: self.body.lines(),
             cur: None,
             index: 0,
@@ -150,6 +151,8 @@ pub enum Inputs<'a> {
     Parts {
         /// The case body (for the `set` lines).
         body: &'a str,
+        /// Whether there are `set` lines at all (so most cases never rescan the body).
+        has_set: bool,
         /// The remaining lines.
         lines: core::str::Lines<'a>,
         /// The current part: values left in this repeat, the whole value list, repeats left.
@@ -168,6 +171,7 @@ impl Iterator for Inputs<'_> {
             Inputs::Wide(w) => w.next().map(f64::to_bits),
             Inputs::Parts {
                 body,
+                has_set,
                 lines,
                 cur,
                 index,
@@ -176,11 +180,16 @@ impl Iterator for Inputs<'_> {
                     if let Some(v) = vals.next() {
                         let i = *index;
                         *index += 1;
-                        let set = body.lines().filter_map(|l| l.strip_prefix("set ")).find_map(|r| {
-                            let mut w = r.split_ascii_whitespace();
-                            let at: usize = w.next()?.parse().ok()?;
-                            (at == i).then(|| w.next().and_then(hex)).flatten()
-                        });
+                        let set = has_set
+                            .then(|| body.lines())
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|l| l.strip_prefix("set "))
+                            .find_map(|r| {
+                                let mut w = r.split_ascii_whitespace();
+                                let at: usize = w.next()?.parse().ok()?;
+                                (at == i).then(|| w.next().and_then(hex)).flatten()
+                            });
                         return set.or_else(|| hex(v));
                     }
                     if *reps > 1 {
