@@ -115,6 +115,10 @@ pub fn supported(p: Path) -> bool {
 #[cfg(target_arch = "x86_64")]
 fn x86_cpu() -> (bool, bool) {
     use core::arch::x86_64::{__cpuid, __cpuid_count};
+    if cfg!(miri) {
+        // Miri cannot execute cpuid or xgetbv (nor the vector kernels): the portable path.
+        return (false, false);
+    }
     // Every x86-64 CPU has cpuid; leaf 0 gives the highest leaf.
     let max_leaf = __cpuid(0).eax;
     if max_leaf < 7 {
