@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 
 CBINDGEN_VERSION=0.29.4
-# The link line documented in ffi/README.md and include/reprosum.h.
+# The link line documented in README.md and include/reprosum.h.
 DOC_LIBS="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 WORK=$(mktemp -d)
@@ -96,7 +96,7 @@ build_lib() {
   echo "static library: $LIB ($(du -h "$LIB" | cut -f1)); native libs: $NATIVE_LIBS"
   if [ "$NATIVE_LIBS" != "$DOC_LIBS" ]; then
     echo "WARNING: rustc's native-static-libs ($NATIVE_LIBS) differ from the documented link line"
-    echo "         ($DOC_LIBS): update ffi/README.md, ffi/cbindgen.toml and ffi/tests/c_programs.rs"
+    echo "         ($DOC_LIBS): update README.md, ffi/cbindgen.toml and ffi/tests/c_programs.rs"
   fi
 }
 

@@ -216,6 +216,12 @@ typedef struct adn_acc_f32 {
  */
 #define ADN_MISALIGNED 14
 
+/**
+ * A GPU entry point got memory it cannot use: input and output in different memories
+ * (host and device, or two devices).
+ */
+#define ADN_INVALID_POINTER 15
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -602,6 +608,80 @@ adn_status adn_hip_cumsum_f64_fold(const double *input, double *out, size_t n, u
  * prefix, in device or host memory (not read in a build without this back end).
  */
 adn_status adn_hip_cumsum_f32_fold(const float *input, float *out, size_t n, unsigned int fold);
+
+/**
+ * The reproducible sum of `n` doubles on the CUDA device that owns `stream` (or the
+ * current one), at fold `fold`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `*out` is written. As `adn_cuda_sum_f64` otherwise.
+ *
+ * # Safety
+ * As `adn_cuda_sum_f64`; `stream` is NULL or a live stream of the device that runs the call.
+ */
+adn_status adn_cuda_sum_f64_stream(const double *x, size_t n, unsigned int fold, double *out, void *stream);
+
+/**
+ * The float twin of `adn_cuda_sum_f64_stream`.
+ *
+ * # Safety
+ * As `adn_cuda_sum_f64_stream`.
+ */
+adn_status adn_cuda_sum_f32_stream(const float *x, size_t n, unsigned int fold, float *out, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` doubles on CUDA, ordered on `stream` (a
+ * `cudaStream_t`; NULL is the default stream); returns once `out` is written. As
+ * `adn_cuda_cumsum_f64_fold` otherwise.
+ *
+ * # Safety
+ * As `adn_cuda_cumsum_f64`; `stream` is NULL or a live stream of the device that runs the
+ * call.
+ */
+adn_status adn_cuda_cumsum_f64_stream(const double *input, double *out, size_t n, unsigned int fold, void *stream);
+
+/**
+ * The float twin of `adn_cuda_cumsum_f64_stream`.
+ *
+ * # Safety
+ * As `adn_cuda_cumsum_f64_stream`.
+ */
+adn_status adn_cuda_cumsum_f32_stream(const float *input, float *out, size_t n, unsigned int fold, void *stream);
+
+/**
+ * The reproducible sum of `n` doubles on the HIP device that owns `stream` (or the
+ * current one), at fold `fold`, ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `*out` is written. As `adn_hip_sum_f64` otherwise.
+ *
+ * # Safety
+ * As `adn_hip_sum_f64`; `stream` is NULL or a live stream of the device that runs the call.
+ */
+adn_status adn_hip_sum_f64_stream(const double *x, size_t n, unsigned int fold, double *out, void *stream);
+
+/**
+ * The float twin of `adn_hip_sum_f64_stream`.
+ *
+ * # Safety
+ * As `adn_hip_sum_f64_stream`.
+ */
+adn_status adn_hip_sum_f32_stream(const float *x, size_t n, unsigned int fold, float *out, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` doubles on HIP, ordered on `stream` (a
+ * `hipStream_t`; NULL is the default stream); returns once `out` is written. As
+ * `adn_hip_cumsum_f64_fold` otherwise.
+ *
+ * # Safety
+ * As `adn_hip_cumsum_f64`; `stream` is NULL or a live stream of the device that runs the
+ * call.
+ */
+adn_status adn_hip_cumsum_f64_stream(const double *input, double *out, size_t n, unsigned int fold, void *stream);
+
+/**
+ * The float twin of `adn_hip_cumsum_f64_stream`.
+ *
+ * # Safety
+ * As `adn_hip_cumsum_f64_stream`.
+ */
+adn_status adn_hip_cumsum_f32_stream(const float *input, float *out, size_t n, unsigned int fold, void *stream);
 
 #ifdef __cplusplus
 }  // extern "C"

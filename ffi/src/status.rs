@@ -42,6 +42,9 @@ pub const ADN_BUFFER_TOO_SMALL: adn_status = 12;
 pub const ADN_NOT_INITIALIZED: adn_status = 13;
 /// A pointer is not aligned for its type.
 pub const ADN_MISALIGNED: adn_status = 14;
+/// A GPU entry point got memory it cannot use: input and output in different memories
+/// (host and device, or two devices).
+pub const ADN_INVALID_POINTER: adn_status = 15;
 
 /// The message of a status code. The text is static (never freed by the caller); an
 /// unknown code gets a text too, so the result is never NULL.
@@ -70,6 +73,7 @@ pub(crate) fn message(status: adn_status) -> &'static core::ffi::CStr {
         ADN_BUFFER_TOO_SMALL => c"output buffer too small",
         ADN_NOT_INITIALIZED => c"accumulator not initialized",
         ADN_MISALIGNED => c"pointer not aligned for its type",
+        ADN_INVALID_POINTER => c"memory the device cannot use (input and output in different memories)",
         _ => c"unknown status code",
     }
 }

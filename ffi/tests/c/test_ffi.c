@@ -439,6 +439,7 @@ static void test_statuses(void) {
         {ADN_BUFFER_TOO_SMALL, "ADN_BUFFER_TOO_SMALL"},
         {ADN_NOT_INITIALIZED, "ADN_NOT_INITIALIZED"},
         {ADN_MISALIGNED, "ADN_MISALIGNED"},
+        {ADN_INVALID_POINTER, "ADN_INVALID_POINTER"},
     };
     size_t ncodes = sizeof codes / sizeof codes[0];
     const char *unknown = adn_status_string(-1);

@@ -1,0 +1,33 @@
+"""Formats the rows of run-gpu-bench.sh into the tables of docs/PERFORMANCE.md (GPU)."""
+import sys
+from collections import defaultdict
+
+rows = [l.strip().split(",") for l in open(sys.argv[1]) if l.count(",") == 6 and not l.startswith("#")]
+by = defaultdict(dict)
+for who, m, ty, n, us, ge, st in rows:
+    by[(ty, int(n))][f"{who}:{m}"] = (float(us), float(ge), st)
+
+def get(k, key):
+    return by[k].get(key)
+
+print("\n| type | N | method | median time | G elem/s | check |")
+print("|---|---|---|---|---|---|")
+for k in sorted(by):
+    for key, (us, ge, st) in sorted(by[k].items()):
+        if "latency" in key:
+            continue
+        print(f"| {k[0]} | {k[1]:.0e} | {key} | {us:.1f} us | {ge:.1f} | {st} |")
+print("\n| type | N | reprosum sum / plain read | reprosum cumsum time / CUB InclusiveSum time |")
+print("|---|---|---|---|")
+for k in sorted(by):
+    s, p = get(k, "reprosum:sum"), get(k, "baseline:plain_read_sum")
+    c, i = get(k, "reprosum:cumsum"), get(k, "baseline:cub_inclusive_sum")
+    if s and p and c and i:
+        print(f"| {k[0]} | {k[1]:.0e} | {s[1] / p[1] * 100:.0f}% | {c[0] / i[0]:.2f}x |")
+print("\n| type | N | reprosum latency | CUB Sum latency | ratio | CUB gpu_to_gpu | torch.sum |")
+print("|---|---|---|---|---|---|---|")
+for k in sorted(by):
+    r, c = get(k, "reprosum:sum_latency"), get(k, "baseline:cub_reduce_sum_latency")
+    g, t = get(k, "baseline:cub_gpu_to_gpu_latency"), get(k, "baseline:torch_sum_latency")
+    if r and c:
+        print(f"| {k[0]} | {k[1]} | {r[0]:.1f} us | {c[0]:.1f} us | {r[0] / c[0]:.2f} | {g[0] if g else float('nan'):.1f} us | {t[0] if t else float('nan'):.1f} us |")

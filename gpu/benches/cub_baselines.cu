@@ -1,0 +1,220 @@
+// Baselines for the reprosum GPU bench (gpu/benches/run-gpu-bench.sh compiles this on the
+// GPU machine with its nvcc, against the CCCL 3.5 headers of the nvidia-cuda-cccl wheel):
+// a plain read-only sum kernel (16-byte loads), cub::DeviceReduce::Sum, CUB's gpu_to_gpu
+// reproducible sum, cub::DeviceScan::InclusiveSum, and CUB's small-N sum latency.
+//
+// Every method is timed the same way as reprosum's: the whole call on a device pointer,
+// through to the result (the scalar copied to the host, or the scan output on the device,
+// synchronised), median of repeated calls. Every answer is checked against a long double
+// sum on the CPU of the same values; a result outside the tolerance is reported WRONG.
+// Output: one line per measurement, "baseline,METHOD,TYPE,N,MEDIAN_US,GELEM_PER_S,STATUS".
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda/__execution/determinism.h>
+#include <cuda/__execution/require.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));     \
+      exit(1);                                                                                \
+    }                                                                                         \
+  } while (0)
+
+__device__ __forceinline__ unsigned long long mix(unsigned long long z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+template <typename T>
+__global__ void fill(T* x, long long n, unsigned long long seed) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    x[i] = (T)((mix(seed ^ (unsigned long long)i) >> 11) * (1.0 / 9007199254740992.0));
+}
+
+// The plain read-only sum: 16-byte loads, per-thread sums, a block reduction, one atomic
+// per block. Not reproducible; it measures the read ceiling.
+template <typename T, typename V, int W>
+__global__ void plain_sum(const T* x, long long n, T* out) {
+  __shared__ T sh[1024];
+  T acc = 0;
+  const long long nv = n / W;
+  const V* xv = reinterpret_cast<const V*>(x);
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < nv; i += 4 * stride) {
+    V a = xv[i], b = xv[i + stride], c = xv[i + 2 * stride], d = xv[i + 3 * stride];
+    const T* pa = reinterpret_cast<const T*>(&a);
+    const T* pb = reinterpret_cast<const T*>(&b);
+    const T* pc = reinterpret_cast<const T*>(&c);
+    const T* pd = reinterpret_cast<const T*>(&d);
+#pragma unroll
+    for (int k = 0; k < W; ++k) acc += pa[k] + pb[k] + pc[k] + pd[k];
+  }
+  for (; i < nv; i += stride) {
+    V a = xv[i];
+    const T* pa = reinterpret_cast<const T*>(&a);
+#pragma unroll
+    for (int k = 0; k < W; ++k) acc += pa[k];
+  }
+  for (long long j = nv * W + blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n; j += stride) acc += x[j];
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicAdd(out, sh[0]);
+}
+
+static double median_us(int reps, const std::function<void()>& f) {
+  std::vector<double> t;
+  for (int r = 0; r < 3; ++r) f();
+  for (int r = 0; r < reps; ++r) {
+    auto a = std::chrono::steady_clock::now();
+    f();
+    auto b = std::chrono::steady_clock::now();
+    t.push_back(std::chrono::duration<double, std::micro>(b - a).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+static void row(const char* m, const char* ty, long long n, double us, bool ok) {
+  printf("baseline,%s,%s,%lld,%.2f,%.2f,%s\n", m, ty, n, us, n / us / 1e3, ok ? "ok" : "WRONG");
+  fflush(stdout);
+}
+
+template <typename T, typename V, int W>
+static void run(const char* ty, long long n, int reps, double tol) {
+  T *x, *out, *scan;
+  CK(cudaMalloc(&x, n * sizeof(T)));
+  CK(cudaMalloc(&scan, n * sizeof(T)));
+  CK(cudaMalloc(&out, 64));
+  fill<<<4096, 256>>>(x, n, 12345 + n);
+  CK(cudaGetLastError());
+  std::vector<T> h(n);
+  CK(cudaMemcpy(h.data(), x, n * sizeof(T), cudaMemcpyDeviceToHost));
+  long double ref = 0;
+  for (long long i = 0; i < n; ++i) ref += h[i];
+  auto close = [&](T v) { return std::fabs((long double)v - ref) <= tol * ref; };
+  T host = 0;
+
+  // Plain read-only sum.
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto plain = [&] {
+    CK(cudaMemsetAsync(out, 0, sizeof(T)));
+    plain_sum<T, V, W><<<sms * 4, 512>>>(x, n, out);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(&host, out, sizeof(T), cudaMemcpyDeviceToHost));
+  };
+  double us = median_us(reps, plain);
+  row("plain_read_sum", ty, n, us, close(host));
+
+  // cub::DeviceReduce::Sum (temp storage allocated once, reused).
+  size_t bytes = 0;
+  CK(cub::DeviceReduce::Sum(nullptr, bytes, x, out, n));
+  void* tmp;
+  CK(cudaMalloc(&tmp, std::max<size_t>(bytes, 1)));
+  auto cubsum = [&] {
+    CK(cub::DeviceReduce::Sum(tmp, bytes, x, out, n));
+    CK(cudaMemcpy(&host, out, sizeof(T), cudaMemcpyDeviceToHost));
+  };
+  us = median_us(reps, cubsum);
+  row("cub_reduce_sum", ty, n, us, close(host));
+  CK(cudaFree(tmp));
+
+  // CUB gpu_to_gpu (RFA) reproducible sum, environment API.
+  auto g2g = [&] {
+    CK(cub::DeviceReduce::Sum(x, out, n, cuda::execution::require(cuda::execution::determinism::gpu_to_gpu)));
+    CK(cudaMemcpy(&host, out, sizeof(T), cudaMemcpyDeviceToHost));
+  };
+  us = median_us(reps, g2g);
+  T first = host;
+  g2g();
+  row("cub_gpu_to_gpu_sum", ty, n, us, close(host) && host == first);
+
+  // cub::DeviceScan::InclusiveSum into a device output.
+  bytes = 0;
+  CK(cub::DeviceScan::InclusiveSum(nullptr, bytes, x, scan, n));
+  CK(cudaMalloc(&tmp, std::max<size_t>(bytes, 1)));
+  auto cubscan = [&] {
+    CK(cub::DeviceScan::InclusiveSum(tmp, bytes, x, scan, n));
+    CK(cudaDeviceSynchronize());
+  };
+  us = median_us(reps, cubscan);
+  T last;
+  CK(cudaMemcpy(&last, scan + (n - 1), sizeof(T), cudaMemcpyDeviceToHost));
+  row("cub_inclusive_sum", ty, n, us, close(last));
+  CK(cudaFree(tmp));
+  CK(cudaFree(x));
+  CK(cudaFree(scan));
+  CK(cudaFree(out));
+}
+
+template <typename T>
+static void latency(const char* ty) {
+  const long long ns[] = {1, 64, 1024, 2048, 2049, 100000};
+  T *x, *out;
+  CK(cudaMalloc(&x, 100000 * sizeof(T)));
+  CK(cudaMalloc(&out, 64));
+  fill<<<64, 256>>>(x, 100000, 7);
+  size_t bytes = 0;
+  CK(cub::DeviceReduce::Sum(nullptr, bytes, x, out, 100000LL));
+  void* tmp;
+  CK(cudaMalloc(&tmp, std::max<size_t>(bytes, 1) * 2));
+  for (long long n : ns) {
+    T host;
+    size_t b = 0;
+    CK(cub::DeviceReduce::Sum(nullptr, b, x, out, n));
+    auto f = [&] {
+      CK(cub::DeviceReduce::Sum(tmp, b, x, out, n));
+      CK(cudaMemcpy(&host, out, sizeof(T), cudaMemcpyDeviceToHost));
+    };
+    double us = median_us(200, f);
+    row("cub_reduce_sum_latency", ty, n, us, true);
+    auto g = [&] {
+      CK(cub::DeviceReduce::Sum(x, out, n, cuda::execution::require(cuda::execution::determinism::gpu_to_gpu)));
+      CK(cudaMemcpy(&host, out, sizeof(T), cudaMemcpyDeviceToHost));
+    };
+    us = median_us(200, g);
+    row("cub_gpu_to_gpu_latency", ty, n, us, true);
+  }
+  auto empty = [&] {
+    fill<<<1, 1>>>(out, 0, 0);
+    T host;
+    CK(cudaMemcpy(&host, out, sizeof(T), cudaMemcpyDeviceToHost));
+  };
+  row("empty_kernel_plus_copy", ty, 0, median_us(200, empty), true);
+  CK(cudaFree(tmp));
+  CK(cudaFree(x));
+  CK(cudaFree(out));
+}
+
+int main(int argc, char** argv) {
+  std::vector<long long> sizes = {1000000LL, 100000000LL, 1000000000LL};
+  if (argc > 1) {
+    sizes.clear();
+    for (int i = 1; i < argc; ++i) sizes.push_back((long long)strtod(argv[i], nullptr));
+  }
+  latency<double>("f64");
+  latency<float>("f32");
+  for (long long n : sizes) {
+    int reps = n >= 1000000000LL ? 10 : 30;
+    run<double, double2, 2>("f64", n, reps, 1e-12);
+    run<float, float4, 4>("f32", n, reps, 1e-3);
+  }
+  return 0;
+}

@@ -1,0 +1,151 @@
+//! reprosum's side of the GPU bench (see gpu/benches/run-gpu-bench.sh, which also runs the
+//! CUB and torch baselines and prints the combined table).
+//!
+//! Times, on device pointers with the workspace reused, the whole library call through to
+//! the result (the sum's value on the host; the cumsum's output on the device, stream
+//! synchronised), median of repeated calls: sum and cumsum of f32 and f64 at fold 3 for
+//! N = 1e6, 1e8, 1e9 (or the sizes given as arguments), and the small-N sum latency.
+//! Each result is checked against the facade (multi-threaded core) by bits.
+//! Output lines: "reprosum,METHOD,TYPE,N,MEDIAN_US,GELEM_PER_S,STATUS".
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use reprosum_gpu::cuda::{self, Device, DeviceBuffer, GpuFloat, Launch, Stream};
+
+fn median_us(reps: usize, mut f: impl FnMut()) -> f64 {
+    for _ in 0..3 {
+        f();
+    }
+    let mut t: Vec<f64> = (0..reps)
+        .map(|_| {
+            let a = Instant::now();
+            f();
+            a.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    t[t.len() / 2]
+}
+
+fn row(m: &str, ty: &str, n: usize, us: f64, ok: bool) {
+    println!(
+        "reprosum,{m},{ty},{n},{us:.2},{:.2},{}",
+        n as f64 / us / 1e3,
+        if ok { "ok" } else { "WRONG" }
+    );
+}
+
+trait Unit: GpuFloat + Send + Sync {
+    fn unit(r: u64) -> Self;
+    const TY: &'static str;
+}
+impl Unit for f64 {
+    fn unit(r: u64) -> f64 {
+        (r >> 11) as f64 / (1u64 << 53) as f64
+    }
+    const TY: &'static str = "f64";
+}
+impl Unit for f32 {
+    fn unit(r: u64) -> f32 {
+        (r >> 40) as f32 / (1u32 << 24) as f32
+    }
+    const TY: &'static str = "f32";
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn run<T: Unit>(dev: &Device, n: usize) {
+    let reps = if n >= 1_000_000_000 { 10 } else { 30 };
+    let xs: Vec<T> = (0..n)
+        .into_par_iter()
+        .map(|i| T::unit(mix(i as u64 ^ 0x5151)))
+        .collect();
+    let buf = DeviceBuffer::from_host(dev, &xs).expect("upload");
+    let mut out = DeviceBuffer::<T>::alloc(dev, n).expect("alloc");
+    let want = reprosum::sum(&xs).expect("core");
+    let mut got = T::default();
+    let us = median_us(reps, || {
+        // SAFETY: buf holds n values of T on this device.
+        got = unsafe { dev.accumulate_raw::<T>(buf.device_ptr(), n, 3, Stream::DEFAULT, &Launch::default()) }
+            .expect("sum")
+            .1;
+    });
+    row("sum", T::TY, n, us, got.bits() == want.bits());
+    out.fill_bytes(0xA5).expect("poison");
+    let us = median_us(reps, || {
+        // SAFETY: buf and out hold n values of T on this device.
+        unsafe {
+            dev.cumsum_raw::<T>(
+                buf.device_ptr(),
+                out.device_ptr(),
+                n,
+                3,
+                Stream::DEFAULT,
+                &Launch::default(),
+            )
+        }
+        .expect("cumsum");
+    });
+    let mut want_c = vec![T::default(); n];
+    reprosum::cumsum(&xs, &mut want_c).expect("core cumsum");
+    let got_c = out.to_host().expect("download");
+    let ok = got_c
+        .par_iter()
+        .zip(want_c.par_iter())
+        .all(|(a, b)| a.bits() == b.bits());
+    row("cumsum", T::TY, n, us, ok);
+}
+
+fn latency<T: Unit>(dev: &Device) {
+    let xs: Vec<T> = (0..100_000).map(|i| T::unit(mix(i as u64))).collect();
+    let buf = DeviceBuffer::from_host(dev, &xs).expect("upload");
+    for n in [1usize, 64, 1024, 2048, 2049, 100_000] {
+        let want = reprosum::sum(&xs[..n]).expect("core");
+        let mut got = T::default();
+        let us = median_us(200, || {
+            // SAFETY: buf holds at least n values of T.
+            got = unsafe {
+                dev.accumulate_raw::<T>(buf.device_ptr(), n, 3, Stream::DEFAULT, &Launch::default())
+            }
+            .expect("sum")
+            .1;
+        });
+        row("sum_latency", T::TY, n, us, got.bits() == want.bits());
+    }
+}
+
+fn main() {
+    let mut sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse::<f64>().ok())
+        .map(|x| x as usize)
+        .collect();
+    if sizes.is_empty() {
+        sizes = vec![1_000_000, 100_000_000, 1_000_000_000];
+    }
+    let dev = match cuda::device(0) {
+        Ok(d) => d,
+        Err(e) => {
+            println!("SKIP reprosum GPU bench: {e}");
+            return;
+        }
+    };
+    println!(
+        "# device: {} (cc {:?}, {} SMs)",
+        dev.name(),
+        dev.compute_capability(),
+        dev.sm_count()
+    );
+    latency::<f64>(&dev);
+    latency::<f32>(&dev);
+    for &n in &sizes {
+        run::<f64>(&dev, n);
+        run::<f32>(&dev, n);
+    }
+}

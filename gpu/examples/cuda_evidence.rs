@@ -1,0 +1,376 @@
+//! The CUDA back end's evidence program (run on a GPU machine; see docs/EQUIVALENCE.md (CUDA)).
+//!
+//! `cuda_evidence MODE...` with modes:
+//! * `vectors`: every known answer and every case of the core's vectors file (sum, bytes,
+//!   cumsum into poisoned outputs), several block and grid sizes, host and device paths.
+//! * `random [MAX_N]`: random inputs in several exponent ranges, sizes 1e3..MAX_N (default
+//!   1e8), folds 2, 3, 8, several launches, shuffled copies, cumsums into poisoned outputs;
+//!   all against the facade (multi-threaded core) by bits.
+//! * `large`: 2.5e9 values (past 2^31) of f32 and f64, sum and cumsum, against the facade.
+//! * `mid`: a mid-size run for compute-sanitizer (memcheck, racecheck).
+//!
+//! Prints one line per group and `EVIDENCE PASS`/`EVIDENCE FAIL` last; exit status 1 on any
+//! failure, 2 when there is no device.
+
+#[path = "../tests/gpu_common/mod.rs"]
+mod gpu_common;
+
+use std::time::Instant;
+
+use gpu_common::*;
+use rayon::prelude::*;
+use reprosum::Options;
+use reprosum_core::Float;
+use reprosum_gpu::cuda::{Device, DeviceBuffer, GpuFloat, Launch};
+
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Exponent ranges of the random inputs.
+const DISTS: [&str; 7] = [
+    "unit",
+    "signed_wide",
+    "all_finite",
+    "cancel",
+    "tiny",
+    "huge",
+    "specials",
+];
+
+trait Gen: GpuFloat + Send + Sync {
+    fn gen(dist: &str, r: u64, i: u64) -> Self;
+}
+
+impl Gen for f64 {
+    fn gen(dist: &str, r: u64, i: u64) -> f64 {
+        let sign = if r >> 63 == 1 { -1.0 } else { 1.0 };
+        let m = (r >> 11) as f64 / (1u64 << 53) as f64;
+        match dist {
+            "unit" => m,
+            "signed_wide" => sign * (1.0 + m) * 2f64.powi(((r & 0x7f) as i32) - 64),
+            "all_finite" => {
+                let b = r & !(0x7FFu64 << 52) | ((r % 2047) << 52);
+                f64::from_bits(b)
+            }
+            "cancel" => {
+                let base = ((splitmix(i / 2) >> 11) as f64 / (1u64 << 53) as f64) * 1e12;
+                (if i & 1 == 0 { base } else { -base }) + sign * m * 1e-3
+            }
+            "tiny" => f64::from_bits((r >> 1) & 0x001F_FFFF_FFFF_FFFF) * sign,
+            "huge" => sign * (1.0 + m) * 2f64.powi(1000 + (r & 15) as i32),
+            _ => {
+                if r % 100_003 == 7 {
+                    [f64::NAN, f64::INFINITY, f64::NEG_INFINITY][(r >> 40) as usize % 3]
+                } else {
+                    sign * m * 1e6
+                }
+            }
+        }
+    }
+}
+
+impl Gen for f32 {
+    fn gen(dist: &str, r: u64, i: u64) -> f32 {
+        let sign = if r >> 63 == 1 { -1.0 } else { 1.0 };
+        let m = (r >> 40) as f32 / (1u32 << 24) as f32;
+        match dist {
+            "unit" => m,
+            "signed_wide" => sign * (1.0 + m) * 2f32.powi(((r & 0x3f) as i32) - 32),
+            "all_finite" => {
+                let b = (r as u32) & !(0xFFu32 << 23) | (((r >> 32) % 255) as u32) << 23;
+                f32::from_bits(b)
+            }
+            "cancel" => {
+                let base = ((splitmix(i / 2) >> 40) as f32 / (1u32 << 24) as f32) * 1e6;
+                (if i & 1 == 0 { base } else { -base }) + sign * m * 1e-3
+            }
+            "tiny" => f32::from_bits(((r >> 1) as u32) & 0x00FF_FFFF) * sign,
+            "huge" => sign * (1.0 + m) * 2f32.powi(110 + (r & 15) as i32),
+            _ => {
+                if r % 100_003 == 7 {
+                    [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][(r >> 40) as usize % 3]
+                } else {
+                    sign * m * 1e3
+                }
+            }
+        }
+    }
+}
+
+fn generate<T: Gen>(dist: &str, n: usize, seed: u64) -> Vec<T> {
+    let mut v = vec![T::default(); n];
+    v.par_chunks_mut(1 << 20).enumerate().for_each(|(c, chunk)| {
+        let base = (c as u64) << 20;
+        for (j, x) in chunk.iter_mut().enumerate() {
+            let i = base + j as u64;
+            *x = T::gen(dist, splitmix(seed ^ splitmix(i)), i);
+        }
+    });
+    v
+}
+
+fn shuffled<T: Copy>(xs: &[T], seed: u64) -> Vec<T> {
+    let mut v = xs.to_vec();
+    let mut s = seed;
+    for i in (1..v.len()).rev() {
+        s = splitmix(s);
+        v.swap(i, (s % (i as u64 + 1)) as usize);
+    }
+    v
+}
+
+fn cpu_acc<T: Float>(xs: &[T], fold: usize) -> reprosum_core::DynAccumulator<T> {
+    reprosum::accumulate(xs, &Options::with_fold(fold)).expect("core")
+}
+
+fn sum_check<T: GpuFloat>(
+    dev: &Device,
+    name: &str,
+    xs: &[T],
+    fold: usize,
+    launches: &[Launch],
+    t: &mut Tally,
+) {
+    let want = cpu_acc(xs, fold);
+    let wb = want.to_bytes();
+    let buf = DeviceBuffer::from_host(dev, xs).expect("upload");
+    for l in launches {
+        match dev.accumulate_with(&buf, fold, l) {
+            Ok((acc, v)) => t.check(
+                v.bits() == want.value().bits() && acc.to_bytes().as_bytes() == wb.as_bytes(),
+                || {
+                    format!(
+                        "{name} n={} fold {fold} {l:?}: {:x} want {:x}",
+                        xs.len(),
+                        v.bits(),
+                        want.value().bits()
+                    )
+                },
+            ),
+            Err(e) => t.check(false, || format!("{name} {l:?}: {e}")),
+        }
+    }
+}
+
+fn cumsum_vs_core<T: GpuFloat>(
+    dev: &Device,
+    name: &str,
+    xs: &[T],
+    fold: usize,
+    launches: &[Launch],
+    t: &mut Tally,
+) {
+    let mut want = vec![T::default(); xs.len()];
+    reprosum::cumsum_fold(xs, &mut want, fold).expect("core cumsum");
+    let want: Vec<u64> = want.par_iter().map(|v| v.bits()).collect();
+    let buf = DeviceBuffer::from_host(dev, xs).expect("upload");
+    cumsum_check(dev, name, &buf, xs.len(), fold, &want, t, launches);
+}
+
+fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
+    let sizes: Vec<usize> = [1_000usize, 10_007, 100_003, 1_000_000, 10_000_019, 100_000_000]
+        .into_iter()
+        .filter(|&n| n <= max_n)
+        .collect();
+    let launches = [
+        Launch::default(),
+        Launch {
+            block: Some(128),
+            grid: Some(7),
+        },
+        Launch {
+            block: Some(96),
+            grid: None,
+        },
+        Launch {
+            block: Some(1024),
+            grid: None,
+        },
+    ];
+    for (di, dist) in DISTS.iter().enumerate() {
+        for &n in &sizes {
+            let t0 = Instant::now();
+            let (pass0, fail0) = (t.pass, t.fail);
+            let xs: Vec<T> = generate(dist, n, 1000 + di as u64 * 7919 + n as u64);
+            let folds: &[usize] = if n <= 1_000_000 { &[2, 3, 8] } else { &[3] };
+            for &k in folds {
+                let ls: Vec<Launch> = launches
+                    .iter()
+                    .copied()
+                    .filter(|l| {
+                        l.block
+                            .is_none_or(|b| b <= dev.max_sum_block::<T>(k).unwrap_or(0))
+                    })
+                    .collect();
+                sum_check(dev, dist, &xs, k, &ls, t);
+            }
+            if n <= 10_000_019 {
+                let sh = shuffled(&xs, n as u64);
+                sum_check(dev, &format!("{dist} shuffled"), &sh, 3, &[Launch::default()], t);
+            }
+            if n <= 10_000_019 || di < 2 {
+                let cl = [
+                    Launch::default(),
+                    Launch {
+                        block: Some(64),
+                        grid: None,
+                    },
+                ];
+                cumsum_vs_core(dev, dist, &xs, 3, if n <= 1_000_000 { &cl } else { &cl[..1] }, t);
+                if n <= 100_003 {
+                    cumsum_vs_core(
+                        dev,
+                        dist,
+                        &xs,
+                        8,
+                        &[Launch {
+                            block: Some(96),
+                            grid: None,
+                        }],
+                        t,
+                    );
+                }
+            }
+            println!(
+                "random {} {dist:>11} n={n:>11}: {} passed, {} failed ({:.1} s)",
+                std::any::type_name::<T>(),
+                t.pass - pass0,
+                t.fail - fail0,
+                t0.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
+fn large_t<T: Gen>(dev: &Device, n: usize, t: &mut Tally) {
+    let t0 = Instant::now();
+    let xs: Vec<T> = generate("signed_wide", n, 77);
+    let (pass0, fail0) = (t.pass, t.fail);
+    sum_check(dev, "large signed_wide", &xs, 3, &[Launch::default()], t);
+    let t1 = t0.elapsed().as_secs_f64();
+    cumsum_vs_core(dev, "large signed_wide", &xs, 3, &[Launch::default()], t);
+    println!(
+        "large {} n={n}: {} passed, {} failed (sum done at {t1:.1} s, total {:.1} s)",
+        std::any::type_name::<T>(),
+        t.pass - pass0,
+        t.fail - fail0,
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+fn mid(dev: &Device, t: &mut Tally) {
+    for &n in &[100_003usize, 5_000] {
+        let xs: Vec<f64> = generate("signed_wide", n, 5);
+        let fs: Vec<f32> = generate("all_finite", n, 6);
+        for k in [3, 8] {
+            let ls = [
+                Launch::default(),
+                Launch {
+                    block: Some(96),
+                    grid: Some(13),
+                },
+            ];
+            sum_check(dev, "mid f64", &xs, k, &ls, t);
+            sum_check(dev, "mid f32", &fs, k, &ls, t);
+            let cl = [
+                Launch::default(),
+                Launch {
+                    block: Some(64),
+                    grid: None,
+                },
+            ];
+            cumsum_vs_core(dev, "mid f64", &xs, k, &cl, t);
+            cumsum_vs_core(dev, "mid f32", &fs, k, &cl, t);
+        }
+    }
+    println!("mid: {} passed, {} failed", t.pass, t.fail);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(dev) = device_or_skip("evidence") else {
+        std::process::exit(2)
+    };
+    println!(
+        "device 0: {} (compute capability {:?}, {} SMs)",
+        dev.name(),
+        dev.compute_capability(),
+        dev.sm_count()
+    );
+    let mut t = Tally::default();
+    let mut i = 0;
+    while i < args.len() {
+        let t0 = Instant::now();
+        match args[i].as_str() {
+            "vectors" => {
+                let cl = [
+                    Launch::default(),
+                    Launch {
+                        block: Some(32),
+                        grid: None,
+                    },
+                    Launch {
+                        block: Some(96),
+                        grid: None,
+                    },
+                    Launch {
+                        block: Some(1),
+                        grid: None,
+                    },
+                ];
+                let mut v = Tally::default();
+                run_vectors(&dev, reprosum_testkit::KNOWN_ANSWERS, &mut v, &cl);
+                println!("known answers: {} passed, {} failed", v.pass, v.fail);
+                let mut w = Tally::default();
+                run_vectors(&dev, reprosum_testkit::CORE_VECTORS, &mut w, &cl);
+                println!("core vectors: {} passed, {} failed", w.pass, w.fail);
+                for fold in 2..=8 {
+                    let a: Vec<f64> = generate("all_finite", 5000, fold as u64);
+                    let b: Vec<f64> = generate("tiny", 333, fold as u64);
+                    merge_check(&dev, &a, &b, fold, &mut w);
+                    let fa: Vec<f32> = generate("huge", 5000, fold as u64);
+                    let fb: Vec<f32> = generate("unit", 333, fold as u64);
+                    merge_check(&dev, &fa, &fb, fold, &mut w);
+                }
+                t.pass += v.pass + w.pass;
+                t.fail += v.fail + w.fail;
+            }
+            "random" => {
+                let max_n = args
+                    .get(i + 1)
+                    .and_then(|s| s.parse::<f64>().ok())
+                    .map(|x| x as usize);
+                if max_n.is_some() {
+                    i += 1;
+                }
+                let max_n = max_n.unwrap_or(100_000_000);
+                random_t::<f64>(&dev, max_n, &mut t);
+                random_t::<f32>(&dev, max_n, &mut t);
+            }
+            "large" => {
+                large_t::<f32>(&dev, 2_500_000_000, &mut t);
+                large_t::<f64>(&dev, 2_500_000_000, &mut t);
+            }
+            "large32" => large_t::<f32>(&dev, 2_500_000_000, &mut t),
+            "large64" => large_t::<f64>(&dev, 2_500_000_000, &mut t),
+            "mid" => mid(&dev, &mut t),
+            other => {
+                println!("unknown mode {other}");
+                std::process::exit(64);
+            }
+        }
+        println!("mode {} done in {:.1} s", args[i], t0.elapsed().as_secs_f64());
+        i += 1;
+    }
+    println!(
+        "EVIDENCE {}: {} checks passed, {} failed",
+        if t.fail == 0 { "PASS" } else { "FAIL" },
+        t.pass,
+        t.fail
+    );
+    std::process::exit(if t.fail == 0 { 0 } else { 1 });
+}

@@ -1,0 +1,99 @@
+// reprosum GPU portability header.
+//
+// The kernel text in reprosum.cu uses only what this header maps, so that one source
+// compiles with nvcc (CUDA), with hipcc (HIP) and as plain C++ on the CPU (with a shim
+// that the includer provides before including this file; see the RS_HOST_SHIM branch).
+//
+// What the kernels use: thread/block indices and dimensions, block barriers, dynamic
+// shared memory, one 32-bit atomic add on global memory, device-wide fences, volatile
+// loads, bit casts, count-leading-zeros, and round-to-nearest IEEE add/sub/mul/div and
+// double-to-float conversion. They use NO warp shuffles, ballots, warp-synchronous
+// code or warp-size assumptions: correctness cannot depend on the warp width (32 on
+// NVIDIA and RDNA, 64 on CDNA). No CUB, no cooperative groups, no inline assembly.
+//
+// Arithmetic: every floating-point operation in the deposit, renormalisation, merge and
+// conversion goes through rs_add / rs_sub / rs_mul / rs_div, which are the explicit
+// round-to-nearest-even intrinsics on CUDA and HIP (never contracted into an FMA), and
+// plain operators under the host shim (compiled with -ffp-contract=off). Build flags:
+// nvcc -fmad=false -ftz=false -prec-div=true -prec-sqrt=true; hipcc -ffp-contract=off,
+// no -ffast-math, no denormal flushing.
+#ifndef REPROSUM_PORTABLE_H
+#define REPROSUM_PORTABLE_H
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+#endif
+
+#define RS_KERNEL extern "C" __global__
+#define RS_DEV static __device__ __forceinline__
+#define RS_TID ((unsigned)threadIdx.x)
+#define RS_BID ((unsigned long long)blockIdx.x)
+#define RS_BDIM ((unsigned)blockDim.x)
+#define RS_GDIM ((unsigned long long)gridDim.x)
+#define RS_SYNC() __syncthreads()
+#define RS_FENCE() __threadfence()
+#define RS_ATOMIC_ADD_U32(ptr, v) atomicAdd((ptr), (v))
+// Dynamic shared memory: one raw array, carved by offset (aligned to 16 bytes).
+#define RS_DYN_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
+
+typedef unsigned long long rs_u64;
+typedef unsigned int rs_u32;
+
+RS_DEV double rs_add(double a, double b) { return __dadd_rn(a, b); }
+RS_DEV double rs_sub(double a, double b) { return __dsub_rn(a, b); }
+RS_DEV double rs_mul(double a, double b) { return __dmul_rn(a, b); }
+RS_DEV double rs_div(double a, double b) { return __ddiv_rn(a, b); }
+RS_DEV float rs_add(float a, float b) { return __fadd_rn(a, b); }
+RS_DEV float rs_sub(float a, float b) { return __fsub_rn(a, b); }
+RS_DEV float rs_mul(float a, float b) { return __fmul_rn(a, b); }
+RS_DEV float rs_d2f(double a) { return __double2float_rn(a); }
+
+RS_DEV rs_u64 rs_bits(double x) { return (rs_u64)__double_as_longlong(x); }
+RS_DEV rs_u32 rs_bits(float x) { return __float_as_uint(x); }
+RS_DEV double rs_from_bits(rs_u64 b) { return __longlong_as_double((long long)b); }
+RS_DEV float rs_from_bits(rs_u32 b) { return __uint_as_float(b); }
+RS_DEV int rs_clz(rs_u64 x) { return __clzll((long long)x); }
+RS_DEV int rs_clz(rs_u32 x) { return __clz((int)x); }
+// 16-byte vector loads (the pointer is 16-byte aligned).
+RS_DEV void rs_ld16(const double* p, double (&v)[2]) {
+  double2 t = *reinterpret_cast<const double2*>(p);
+  v[0] = t.x; v[1] = t.y;
+}
+RS_DEV void rs_ld16(const float* p, float (&v)[4]) {
+  float4 t = *reinterpret_cast<const float4*>(p);
+  v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
+}
+
+#elif defined(RS_HOST_SHIM)
+
+// CPU build: the includer defines RS_KERNEL, RS_DEV, RS_TID, RS_BID, RS_BDIM, RS_GDIM,
+// RS_SYNC, RS_FENCE, RS_ATOMIC_ADD_U32 and RS_DYN_SHARED for its thread model, then
+// includes this file, which supplies the arithmetic (with -ffp-contract=off).
+#include <cstdint>
+#include <cstring>
+typedef unsigned long long rs_u64;
+typedef unsigned int rs_u32;
+RS_DEV double rs_add(double a, double b) { return a + b; }
+RS_DEV double rs_sub(double a, double b) { return a - b; }
+RS_DEV double rs_mul(double a, double b) { return a * b; }
+RS_DEV double rs_div(double a, double b) { return a / b; }
+RS_DEV float rs_add(float a, float b) { return a + b; }
+RS_DEV float rs_sub(float a, float b) { return a - b; }
+RS_DEV float rs_mul(float a, float b) { return a * b; }
+RS_DEV float rs_d2f(double a) { return (float)a; }
+RS_DEV rs_u64 rs_bits(double x) { rs_u64 b; std::memcpy(&b, &x, 8); return b; }
+RS_DEV rs_u32 rs_bits(float x) { rs_u32 b; std::memcpy(&b, &x, 4); return b; }
+RS_DEV double rs_from_bits(rs_u64 b) { double x; std::memcpy(&x, &b, 8); return x; }
+RS_DEV float rs_from_bits(rs_u32 b) { float x; std::memcpy(&x, &b, 4); return x; }
+RS_DEV int rs_clz(rs_u64 x) { return x ? __builtin_clzll(x) : 64; }
+RS_DEV int rs_clz(rs_u32 x) { return x ? __builtin_clz(x) : 32; }
+RS_DEV void rs_ld16(const double* p, double (&v)[2]) { v[0] = p[0]; v[1] = p[1]; }
+RS_DEV void rs_ld16(const float* p, float (&v)[4]) { for (int i = 0; i < 4; ++i) v[i] = p[i]; }
+
+#else
+#error "reprosum portable.h: compile with nvcc, hipcc, or define RS_HOST_SHIM"
+#endif
+
+#endif // REPROSUM_PORTABLE_H

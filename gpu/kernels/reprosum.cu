@@ -1,0 +1,881 @@
+// reprosum GPU kernels: reproducible sum and cumulative sum, f32 and f64, folds 2..8.
+//
+// One source for CUDA (nvcc), HIP (hipcc) and the CPU (a shim): only portable.h's
+// mappings are used. The arithmetic is the core's (core/src/binned.rs, core/src/float.rs)
+// operation for operation: the bin index rule, the window update, the deposit with the
+// forced low bit and the top-bin compression, the renormalisation, the exact merge and
+// the fixed-order conversion (f64 with the 2^-66 stage; f32 through f64, then rounded).
+// A state reached here is the core's state for the same multiset of values, so its bytes
+// (renormalised) are the core's bytes and its value the core's bits.
+//
+// Kernels (suffix _f32/_f64 and _k2.._k8 for the fold):
+//   rs_sum        grid-stride deposit into per-thread states, block merge in shared
+//                 memory, per-block states to a workspace; the last block to finish (a
+//                 counter, atomics and fences) merges them, converts, writes the result
+//                 and resets the counter. One launch for any n.
+//   rs_tile_reduce  state of each tile of blockDim * E contiguous elements.
+//   rs_group_scan, rs_add_prefix  exclusive prefix states of the tiles, in place, in
+//                 groups of blockDim (recursively over the group totals).
+//   rs_tile_scan    each tile from its prefix: per-thread segment states, a block-wide
+//                 exclusive scan of states, then each thread replays its E elements,
+//                 writing value(prefix) after each one.
+//   rs_probe      arithmetic probe (subnormals, ties to even, signed zero).
+// Workspace layout of one state: K primaries, K carries, then one slot whose bits are
+// the special-value flags (bit 0 NaN, bit 1 +Inf, bit 2 -Inf).
+#include "portable.h"
+
+template <typename T>
+struct RsF;
+
+template <>
+struct RsF<double> {
+  typedef rs_u64 U;
+  static constexpr int W = 40, MANT = 52, MAX_INDEX = 51, ENDURANCE = 2048;
+  static constexpr int MAX_EXP_FIELD = 2046, TOP_FIELD = 2060, COMP_EXP = -14, BIAS = 1023;
+  static constexpr U SIGN = 0x8000000000000000ull, INF_BITS = 0x7ff0000000000000ull;
+  static constexpr int VEC = 2;
+};
+
+template <>
+struct RsF<float> {
+  typedef rs_u32 U;
+  static constexpr int W = 13, MANT = 23, MAX_INDEX = 20, ENDURANCE = 512;
+  static constexpr int MAX_EXP_FIELD = 254, TOP_FIELD = 266, COMP_EXP = -12, BIAS = 127;
+  static constexpr U SIGN = 0x80000000u, INF_BITS = 0x7f800000u;
+  static constexpr int VEC = 4;
+};
+
+#define RS_FLAG_NAN 1u
+#define RS_FLAG_POS_INF 2u
+#define RS_FLAG_NEG_INF 4u
+
+template <typename T>
+RS_DEV bool rs_is_zero(T x) {
+  return (rs_bits(x) & ~RsF<T>::SIGN) == 0;
+}
+
+// The reference value B_i of bin i (1.5 * 2^k), the bottom bin repeated past MAX_INDEX.
+template <typename T>
+RS_DEV T rs_bin(int i) {
+  typedef typename RsF<T>::U U;
+  int field;
+  if (i == 0) {
+    field = RsF<T>::MAX_EXP_FIELD;
+  } else {
+    int j = i > RsF<T>::MAX_INDEX ? RsF<T>::MAX_INDEX : i;
+    field = RsF<T>::TOP_FIELD - RsF<T>::W * j;
+  }
+  return rs_from_bits((U)(((U)field << RsF<T>::MANT) | ((U)1 << (RsF<T>::MANT - 1))));
+}
+
+// The bin index of a finite magnitude (bits without the sign).
+template <typename T>
+RS_DEV int rs_index(typename RsF<T>::U mag) {
+  typedef typename RsF<T>::U U;
+  if (mag == 0) return RsF<T>::MAX_INDEX;
+  int field = (int)(mag >> RsF<T>::MANT);
+  int depth;
+  if (field != 0) {
+    depth = RsF<T>::MAX_EXP_FIELD - field;
+  } else {
+    int width = (int)(sizeof(U) * 8) - rs_clz(mag);
+    depth = RsF<T>::MAX_EXP_FIELD - 1 + (RsF<T>::MANT + 1 - width);
+  }
+  int i = depth / RsF<T>::W;
+  return i > RsF<T>::MAX_INDEX ? RsF<T>::MAX_INDEX : i;
+}
+
+// The top bin of a window whose first primary is p0.
+template <typename T>
+RS_DEV int rs_window_index(T p0) {
+  int field = (int)((rs_bits(p0) & RsF<T>::INF_BITS) >> RsF<T>::MANT);
+  int d = RsF<T>::TOP_FIELD - field;
+  if (d < 0) d = 0;
+  return d / RsF<T>::W;
+}
+
+// B_i / 6, exactly: B_i = 1.5 * 2^k, so B_i / 6 = 2^(k-2) (the exponent field minus 2,
+// which stays a normal number for every bin). Equal to the IEEE quotient, without a division.
+template <typename T>
+RS_DEV T rs_bin_sixth(int i) {
+  typedef typename RsF<T>::U U;
+  const U b = rs_bits(rs_bin<T>(i)) >> RsF<T>::MANT;
+  return rs_from_bits((U)((b - 2) << RsF<T>::MANT));
+}
+
+template <typename T>
+RS_DEV T rs_pow2(int e) {
+  typedef typename RsF<T>::U U;
+  return rs_from_bits((U)((U)(e + RsF<T>::BIAS) << RsF<T>::MANT));
+}
+
+template <typename T>
+RS_DEV T rs_low1(T x) {
+  typedef typename RsF<T>::U U;
+  return rs_from_bits((U)(rs_bits(x) | (U)1));
+}
+
+// A per-thread state: primaries, carries, flags, deposits since the last renorm.
+template <typename T, int K>
+struct RsAcc {
+  T p[K];
+  T c[K];
+  rs_u32 flags;
+  rs_u32 pending;
+};
+
+template <typename T, int K>
+RS_DEV void rs_clear(RsAcc<T, K>& a) {
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    a.p[j] = (T)0;
+    a.c[j] = (T)0;
+  }
+  a.flags = 0;
+  a.pending = 0;
+}
+
+// ReproBLAS's update: raise the window to start at bin ix or higher.
+template <typename T, int K>
+RS_DEV void rs_update(RsAcc<T, K>& a, int ix) {
+  int fresh;
+  if (rs_is_zero(a.p[0])) {
+    fresh = K;
+  } else {
+    int top = rs_window_index(a.p[0]);
+    if (ix >= top) return;
+    int s = top - ix;
+    fresh = s < K ? s : K;
+    if (fresh < K) {
+      for (int r = 0; r < fresh; ++r) {
+#pragma unroll
+        for (int j = K - 1; j > 0; --j) {
+          a.p[j] = a.p[j - 1];
+          a.c[j] = a.c[j - 1];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    if (j < fresh) {
+      a.p[j] = rs_bin<T>(ix + j);
+      a.c[j] = (T)0;
+    }
+  }
+}
+
+// ReproBLAS's deposit of a finite x; `top` when the window starts at bin 0.
+template <typename T, int K>
+RS_DEV void rs_deposit(RsAcc<T, K>& a, T x) {
+#pragma unroll
+  for (int j = 0; j < K - 1; ++j) {
+    T m = a.p[j];
+    T q = rs_add(m, rs_low1(x));
+    a.p[j] = q;
+    x = rs_add(x, rs_sub(m, q));
+  }
+  a.p[K - 1] = rs_add(a.p[K - 1], rs_low1(x));
+}
+
+template <typename T, int K>
+RS_DEV void rs_deposit_top(RsAcc<T, K>& a, T x) {
+  {
+    T m = a.p[0];
+    T q = rs_add(m, rs_low1(rs_mul(x, rs_pow2<T>(RsF<T>::COMP_EXP))));
+    a.p[0] = q;
+    T d = rs_mul(rs_sub(m, q), rs_pow2<T>(-RsF<T>::COMP_EXP - 1));
+    x = rs_add(x, d);
+    x = rs_add(x, d);
+  }
+#pragma unroll
+  for (int j = 1; j < K - 1; ++j) {
+    T m = a.p[j];
+    T q = rs_add(m, rs_low1(x));
+    a.p[j] = q;
+    x = rs_add(x, rs_sub(m, q));
+  }
+  a.p[K - 1] = rs_add(a.p[K - 1], rs_low1(x));
+}
+
+// ReproBLAS's renorm (carry propagation); nothing for an empty state.
+template <typename T, int K>
+RS_DEV void rs_renorm(RsAcc<T, K>& a) {
+  typedef typename RsF<T>::U U;
+  if (rs_is_zero(a.p[0])) return;
+  const int sh = RsF<T>::MANT - 2;
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    U b = rs_bits(a.p[j]);
+    int q = (int)((b >> sh) & 3);
+    a.c[j] = rs_add(a.c[j], (T)(q - 2));
+    a.p[j] = rs_from_bits((U)((b & ~((U)3 << sh)) | ((U)2 << sh)));
+  }
+}
+
+template <typename T>
+RS_DEV rs_u32 rs_special_flag(typename RsF<T>::U bits) {
+  typename RsF<T>::U mag = bits & ~RsF<T>::SIGN;
+  if (mag > RsF<T>::INF_BITS) return RS_FLAG_NAN;
+  return (bits & RsF<T>::SIGN) ? RS_FLAG_NEG_INF : RS_FLAG_POS_INF;
+}
+
+// Adds one value (the core's add_one, without the count).
+template <typename T, int K>
+RS_DEV void rs_add_one(RsAcc<T, K>& a, T x) {
+  typedef typename RsF<T>::U U;
+  U bits = rs_bits(x);
+  U mag = bits & ~RsF<T>::SIGN;
+  if (mag >= RsF<T>::INF_BITS) {
+    a.flags |= rs_special_flag<T>(bits);
+    return;
+  }
+  rs_update(a, rs_index<T>(mag));
+  if (a.pending >= (rs_u32)RsF<T>::ENDURANCE) {
+    rs_renorm(a);
+    a.pending = 0;
+  }
+  if (rs_window_index(a.p[0]) == 0) {
+    rs_deposit_top(a, x);
+  } else {
+    rs_deposit(a, x);
+  }
+  a.pending += 1;
+}
+
+// Adds M values: the largest magnitude raises the window once (the core's add_slice).
+// A chunk with NaN or Inf (rare) sets the flags, and its finite values are added with the
+// specials replaced by zeros (a zero deposit changes nothing once a window exists); a chunk
+// with no finite value changes nothing but the flags. No array is indexed at run time.
+template <typename T, int K, int M>
+RS_DEV void rs_add_chunk(RsAcc<T, K>& a, T (&v)[M]) {
+  typedef typename RsF<T>::U U;
+  U mx = 0;
+#pragma unroll
+  for (int j = 0; j < M; ++j) {
+    U m = rs_bits(v[j]) & ~RsF<T>::SIGN;
+    mx = m > mx ? m : mx;
+  }
+  if (mx >= RsF<T>::INF_BITS) {
+    U fmx = 0;
+    bool any = false;
+#pragma unroll
+    for (int j = 0; j < M; ++j) {
+      U b = rs_bits(v[j]);
+      U m = b & ~RsF<T>::SIGN;
+      if (m >= RsF<T>::INF_BITS) {
+        a.flags |= rs_special_flag<T>(b);
+        v[j] = (T)0;
+      } else {
+        any = true;
+        fmx = m > fmx ? m : fmx;
+      }
+    }
+    if (!any) return;
+    mx = fmx;
+  }
+  rs_update(a, rs_index<T>(mx));
+  if (a.pending + (rs_u32)M > (rs_u32)RsF<T>::ENDURANCE) {
+    rs_renorm(a);
+    a.pending = 0;
+  }
+  if (rs_window_index(a.p[0]) == 0) {
+#pragma unroll
+    for (int j = 0; j < M; ++j) rs_deposit_top(a, v[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < M; ++j) rs_deposit(a, v[j]);
+  }
+  a.pending += (rs_u32)M;
+}
+
+// Exact merge of b into a (the core's merge) when both are renormalised; b is clobbered.
+template <typename T, int K>
+RS_DEV void rs_merge_renormed(RsAcc<T, K>& a, RsAcc<T, K>& b) {
+  a.flags |= b.flags;
+  a.pending = 0;
+  if (rs_is_zero(b.p[0])) return;
+  if (rs_is_zero(a.p[0])) {
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      a.p[j] = b.p[j];
+      a.c[j] = b.c[j];
+    }
+    return;
+  }
+  int xa = rs_window_index(a.p[0]);
+  int xb = rs_window_index(b.p[0]);
+  if (xb < xa) {
+    // The higher window (smaller index) is the base.
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      T tp = a.p[j];
+      a.p[j] = b.p[j];
+      b.p[j] = tp;
+      T tc = a.c[j];
+      a.c[j] = b.c[j];
+      b.c[j] = tc;
+    }
+    int t = xa;
+    xa = xb;
+    xb = t;
+  }
+  int s = xb - xa;
+  if (s >= K) return;
+  T r[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) r[j] = rs_sub(b.p[j], rs_bin<T>(xb + j));
+  for (int t = 0; t < s; ++t) {
+#pragma unroll
+    for (int j = K - 1; j > 0; --j) {
+      r[j] = r[j - 1];
+      b.c[j] = b.c[j - 1];
+    }
+    r[0] = (T)0;
+    b.c[0] = (T)0;
+  }
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    a.p[j] = rs_add(a.p[j], r[j]);
+    a.c[j] = rs_add(a.c[j], b.c[j]);
+  }
+  rs_renorm(a);
+}
+
+// Exact merge of b into a (the core's merge); b is clobbered.
+template <typename T, int K>
+RS_DEV void rs_merge(RsAcc<T, K>& a, RsAcc<T, K>& b) {
+  rs_renorm(a);
+  rs_renorm(b);
+  rs_merge_renormed(a, b);
+}
+
+RS_DEV bool rs_is_inf(double y) {
+  return (rs_bits(y) & ~RsF<double>::SIGN) == RsF<double>::INF_BITS;
+}
+
+// binned_ddmconv: the f64 conversion of a renormalised, non-empty state.
+template <int K>
+RS_DEV double rs_convert(const double (&p)[K], const double (&c)[K]) {
+  const int x = rs_window_index(p[0]);
+  const double expansion = rs_pow2<double>(14);
+  const double down = rs_pow2<double>(-66);
+  const double up = rs_pow2<double>(66);
+  int scaled = 3 - x;
+  if (scaled > K) scaled = K;
+  // C_i and P_{i-1} are in the scaled stage for i < t.
+  const int t = x <= 3 ? (scaled > 1 ? scaled : 1) : 0;
+  double y = 0.0;
+  {
+    double f = rs_bin_sixth<double>(x);
+    if (t > 0) {
+      f = rs_mul(f, down);
+      if (x == 0) f = rs_mul(f, expansion);
+    }
+    y = rs_add(y, rs_mul(c[0], f));
+  }
+#pragma unroll
+  for (int i = 1; i < K; ++i) {
+    if (i == t) {
+      y = rs_mul(y, up);
+      if (rs_is_inf(y)) return y;
+    }
+    double f = rs_bin_sixth<double>(x + i);
+    double g = rs_sub(p[i - 1], rs_bin<double>(x + i - 1));
+    if (i < t) {
+      f = rs_mul(f, down);
+      g = rs_mul(g, down);
+      if (i == 1 && x == 0) g = rs_mul(g, expansion);
+    }
+    y = rs_add(y, rs_mul(c[i], f));
+    y = rs_add(y, g);
+  }
+  double g = rs_sub(p[K - 1], rs_bin<double>(x + K - 1));
+  if (t == K) {
+    y = rs_add(y, rs_mul(g, down));
+    return rs_mul(y, up);
+  }
+  return rs_add(y, g);
+}
+
+// binned_ssmconv: the f32 conversion, computed in f64, rounded once.
+template <int K>
+RS_DEV float rs_convert(const float (&p)[K], const float (&c)[K]) {
+  const int x = rs_window_index(p[0]);
+  const double expansion = rs_pow2<double>(12);
+  double y = 0.0;
+  {
+    double t0 = rs_mul((double)c[0], (double)rs_bin_sixth<float>(x));
+    if (x == 0) t0 = rs_mul(t0, expansion);
+    y = rs_add(y, t0);
+  }
+#pragma unroll
+  for (int i = 1; i < K; ++i) {
+    y = rs_add(y, rs_mul((double)c[i], (double)rs_bin_sixth<float>(x + i)));
+    double g = (double)rs_sub(p[i - 1], rs_bin<float>(x + i - 1));
+    if (i == 1 && x == 0) g = rs_mul(g, expansion);
+    y = rs_add(y, g);
+  }
+  y = rs_add(y, (double)rs_sub(p[K - 1], rs_bin<float>(x + K - 1)));
+  return rs_d2f(y);
+}
+
+RS_DEV double rs_nan(double) { return rs_from_bits((rs_u64)0x7ff8000000000000ull); }
+RS_DEV float rs_nan(float) { return rs_from_bits((rs_u32)0x7fc00000u); }
+
+// The value of a renormalised state (the core's value(); the state must be renormalised).
+template <typename T, int K>
+RS_DEV T rs_value(const RsAcc<T, K>& a) {
+  typedef typename RsF<T>::U U;
+  if ((a.flags & RS_FLAG_NAN) || (a.flags & (RS_FLAG_POS_INF | RS_FLAG_NEG_INF)) == (RS_FLAG_POS_INF | RS_FLAG_NEG_INF))
+    return rs_nan((T)0);
+  if (a.flags & RS_FLAG_POS_INF) return rs_from_bits((U)RsF<T>::INF_BITS);
+  if (a.flags & RS_FLAG_NEG_INF) return rs_from_bits((U)(RsF<T>::INF_BITS | RsF<T>::SIGN));
+  if (rs_is_zero(a.p[0])) return (T)0;
+  return rs_convert<K>(a.p, a.c);
+}
+
+// The cumsum replay's cache of the current window: bins and bin/6 of every slot, and the
+// magnitude below which a value leaves the window unchanged (index >= top). Valid while the
+// window does not move; `fast` is false for an empty state, a state with special values, or
+// a window at the top bins (f64: top <= 3, the conversion's scaled stage; f32: top 0), where
+// the general path runs.
+template <typename T, int K>
+struct RsWin {
+  typename RsF<T>::U thr;
+  T bj[K];
+  T b6[K];
+  bool fast;
+};
+
+template <typename T, int K>
+RS_DEV void rs_win_set(RsWin<T, K>& w, const RsAcc<T, K>& a) {
+  typedef typename RsF<T>::U U;
+  w.fast = false;
+  w.thr = 0;
+  if (rs_is_zero(a.p[0]) || a.flags != 0) return;
+  const int top = rs_window_index(a.p[0]);
+  if (top <= (sizeof(T) == 8 ? 3 : 0)) return;
+  // index(x) < top  <=>  exponent field >= MAX_EXP_FIELD - top * W + 1 (normals; subnormals
+  // are always at the bottom). A threshold at or below zero: take the general path.
+  const int f = RsF<T>::MAX_EXP_FIELD - top * RsF<T>::W + 1;
+  if (f <= 0) return;
+  w.thr = (U)((U)f << RsF<T>::MANT);
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    w.bj[j] = rs_bin<T>(top + j);
+    w.b6[j] = rs_bin_sixth<T>(top + j);
+  }
+  w.fast = true;
+}
+
+// rs_convert for a window below the top bins, with the cached bins (the same operations in
+// the same order as rs_convert's unscaled path).
+template <int K>
+RS_DEV double rs_convert_win(const RsAcc<double, K>& a, const RsWin<double, K>& w) {
+  double y = rs_add(0.0, rs_mul(a.c[0], w.b6[0]));
+#pragma unroll
+  for (int i = 1; i < K; ++i) {
+    y = rs_add(y, rs_mul(a.c[i], w.b6[i]));
+    y = rs_add(y, rs_sub(a.p[i - 1], w.bj[i - 1]));
+  }
+  return rs_add(y, rs_sub(a.p[K - 1], w.bj[K - 1]));
+}
+
+template <int K>
+RS_DEV float rs_convert_win(const RsAcc<float, K>& a, const RsWin<float, K>& w) {
+  double y = rs_add(0.0, rs_mul((double)a.c[0], (double)w.b6[0]));
+#pragma unroll
+  for (int i = 1; i < K; ++i) {
+    y = rs_add(y, rs_mul((double)a.c[i], (double)w.b6[i]));
+    y = rs_add(y, (double)rs_sub(a.p[i - 1], w.bj[i - 1]));
+  }
+  y = rs_add(y, (double)rs_sub(a.p[K - 1], w.bj[K - 1]));
+  return rs_d2f(y);
+}
+
+// A state stored at s[base + j * step], j = 0..2K (flags in slot 2K).
+template <typename T, int K>
+RS_DEV void rs_store(T* s, rs_u64 base, rs_u64 step, const RsAcc<T, K>& a) {
+  typedef typename RsF<T>::U U;
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    s[base + (rs_u64)j * step] = a.p[j];
+    s[base + (rs_u64)(K + j) * step] = a.c[j];
+  }
+  s[base + (rs_u64)(2 * K) * step] = rs_from_bits((U)a.flags);
+}
+
+template <typename T, int K>
+RS_DEV void rs_load(const T* s, rs_u64 base, rs_u64 step, RsAcc<T, K>& a) {
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    a.p[j] = s[base + (rs_u64)j * step];
+    a.c[j] = s[base + (rs_u64)(K + j) * step];
+  }
+  a.flags = (rs_u32)rs_bits(s[base + (rs_u64)(2 * K) * step]);
+  a.pending = 0;
+}
+
+// Loads written by other blocks of the same launch (after the counter handshake).
+template <typename T, int K>
+RS_DEV void rs_load_volatile(const volatile T* s, rs_u64 base, RsAcc<T, K>& a) {
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    a.p[j] = s[base + (rs_u64)j];
+    a.c[j] = s[base + (rs_u64)(K + j)];
+  }
+  a.flags = (rs_u32)rs_bits((T)s[base + (rs_u64)(2 * K)]);
+  a.pending = 0;
+}
+
+// Merges every thread's state into thread 0's registers (any block size; the result is
+// renormalised). S holds (2K+1) * blockDim values. Every thread reaches every barrier.
+template <typename T, int K>
+RS_DEV void rs_block_reduce(RsAcc<T, K>& a, T* S) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  unsigned p2 = 1;
+  while (p2 < B) p2 <<= 1;
+  rs_renorm(a);
+  a.pending = 0;
+  rs_store(S, tid, B, a);
+  RS_SYNC();
+  for (unsigned s = p2 >> 1; s > 0; s >>= 1) {
+    if (tid < s && tid + s < B) {
+      RsAcc<T, K> o;
+      rs_load(S, tid + s, B, o);
+      rs_merge_renormed(a, o);
+      rs_store(S, tid, B, a);
+    }
+    RS_SYNC();
+  }
+}
+
+// The number of raking threads of the block scan (a constant of the algorithm, unrelated
+// to the warp width).
+#define RS_RAKE 32
+
+// Exclusive scan of the threads' states in thread order: on return, a holds the merge of
+// the states of threads 0..tid-1 (empty for thread 0), renormalised. Raking: RS_RAKE
+// threads each merge a run of consecutive states, scan the run totals (Hillis-Steele over
+// RS_RAKE values), then write every thread's exclusive prefix. S holds (2K+1) * (blockDim +
+// RS_RAKE) values. Every thread reaches every barrier.
+template <typename T, int K>
+RS_DEV void rs_block_exclusive_scan(RsAcc<T, K>& a, T* S) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const unsigned SB = B + RS_RAKE;  // stride of S: B thread slots, then RS_RAKE run slots
+  const unsigned R = B < RS_RAKE ? B : RS_RAKE;
+  const unsigned seg = (B + R - 1) / R;
+  rs_renorm(a);
+  a.pending = 0;
+  rs_store(S, tid, SB, a);
+  RS_SYNC();
+  const bool raker = tid < R;
+  const unsigned lo = tid * seg;
+  const unsigned hi = lo + seg < B ? lo + seg : B;
+  RsAcc<T, K> run;
+  rs_clear(run);
+  if (raker) {
+    for (unsigned i = lo; i < hi; ++i) {
+      RsAcc<T, K> o;
+      rs_load(S, i, SB, o);
+      rs_merge_renormed(run, o);
+    }
+    rs_store(S, B + tid, SB, run);
+  }
+  RS_SYNC();
+  for (unsigned off = 1; off < R; off <<= 1) {
+    RsAcc<T, K> o;
+    const bool has = raker && tid >= off;
+    if (has) rs_load(S, B + tid - off, SB, o);
+    RS_SYNC();
+    if (has) {
+      rs_merge_renormed(run, o);
+      rs_store(S, B + tid, SB, run);
+    }
+    RS_SYNC();
+  }
+  if (raker) {
+    RsAcc<T, K> pre;
+    if (tid > 0) {
+      rs_load(S, B + tid - 1, SB, pre);
+    } else {
+      rs_clear(pre);
+    }
+    for (unsigned i = lo; i < hi; ++i) {
+      RsAcc<T, K> o;
+      rs_load(S, i, SB, o);
+      rs_store(S, i, SB, pre);
+      rs_merge_renormed(pre, o);
+    }
+  }
+  RS_SYNC();
+  rs_load(S, tid, SB, a);
+  RS_SYNC();
+}
+
+// Chunks of UNROLL 16-byte vectors per thread and iteration in the sum.
+#define RS_UNROLL 4
+
+template <typename T, int K>
+RS_DEV void rs_sum_body(const T* x, rs_u64 n, T* states, rs_u32* counter, T* result) {
+  RS_DYN_SHARED(rs_smem);
+  rs_u32* last_flag = reinterpret_cast<rs_u32*>(rs_smem);
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  const int VEC = RsF<T>::VEC;
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 nthreads = RS_GDIM * (rs_u64)B;
+  const rs_u64 gtid = RS_BID * (rs_u64)B + tid;
+
+  RsAcc<T, K> a;
+  rs_clear(a);
+
+  // Elements before the first 16-byte boundary and after the last whole vector are added
+  // one at a time; the rest as 16-byte vectors.
+  const rs_u64 mis = ((rs_u64)(reinterpret_cast<unsigned long long>(x)) / sizeof(T)) % (rs_u64)VEC;
+  rs_u64 head = mis ? (rs_u64)VEC - mis : 0;
+  if (head > n) head = n;
+  const T* xv = x + head;
+  const rs_u64 nvec = (n - head) / (rs_u64)VEC;
+  const rs_u64 tail = head + nvec * (rs_u64)VEC;
+  const rs_u64 per_iter = nthreads * RS_UNROLL;
+  const rs_u64 full = nvec / per_iter;
+  for (rs_u64 it = 0; it < full; ++it) {
+    const rs_u64 v0 = it * per_iter + gtid;
+    T v[RS_UNROLL * RsF<T>::VEC];
+#pragma unroll
+    for (int u = 0; u < RS_UNROLL; ++u) {
+      T w[RsF<T>::VEC];
+      rs_ld16(xv + (v0 + (rs_u64)u * nthreads) * (rs_u64)VEC, w);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) v[u * VEC + e] = w[e];
+    }
+    rs_add_chunk(a, v);
+  }
+  for (rs_u64 vi = full * per_iter + gtid; vi < nvec; vi += nthreads) {
+    T w[RsF<T>::VEC];
+    rs_ld16(xv + vi * (rs_u64)VEC, w);
+    rs_add_chunk(a, w);
+  }
+  for (rs_u64 i = gtid; i < head; i += nthreads) rs_add_one(a, x[i]);
+  for (rs_u64 i = tail + gtid; i < n; i += nthreads) rs_add_one(a, x[i]);
+
+  rs_block_reduce(a, S);
+  if (RS_GDIM == 1) {
+    // One block: its total is the sum.
+    if (tid == 0) {
+      rs_store(result, 0, 1, a);
+      result[2 * K + 1] = rs_value(a);
+    }
+    return;
+  }
+  if (tid == 0) {
+    rs_store(states, RS_BID * (rs_u64)(2 * K + 1), 1, a);
+    RS_FENCE();
+    rs_u32 prev = RS_ATOMIC_ADD_U32(counter, 1u);
+    *last_flag = (prev == (rs_u32)(RS_GDIM - 1)) ? 1u : 0u;
+  }
+  RS_SYNC();
+  if (*last_flag) {
+    RS_FENCE();
+    RsAcc<T, K> b;
+    rs_clear(b);
+    const volatile T* vs = states;
+    for (rs_u64 i = tid; i < RS_GDIM; i += B) {
+      RsAcc<T, K> o;
+      rs_load_volatile(vs, i * (rs_u64)(2 * K + 1), o);
+      rs_merge(b, o);
+    }
+    rs_block_reduce(b, S);
+    if (tid == 0) {
+      rs_renorm(b);
+      rs_store(result, 0, 1, b);
+      result[2 * K + 1] = rs_value(b);
+      *counter = 0;
+    }
+  }
+}
+
+template <typename T, int K, int E>
+RS_DEV void rs_tile_reduce_body(const T* x, rs_u64 n, T* tiles) {
+  RS_DYN_SHARED(rs_smem);
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 tile = (rs_u64)B * E;
+  const rs_u64 base = RS_BID * tile;
+  RsAcc<T, K> a;
+  rs_clear(a);
+  if (base + tile <= n) {
+    T v[E];
+#pragma unroll
+    for (int j = 0; j < E; ++j) v[j] = x[base + (rs_u64)j * B + tid];
+    rs_add_chunk(a, v);
+  } else {
+    for (int j = 0; j < E; ++j) {
+      const rs_u64 i = base + (rs_u64)j * B + tid;
+      if (i < n) rs_add_one(a, x[i]);
+    }
+  }
+  rs_block_reduce(a, S);
+  if (tid == 0) rs_store(tiles, RS_BID * (rs_u64)(2 * K + 1), 1, a);
+}
+
+// Exclusive scan of states within groups of blockDim consecutive states (block g takes
+// group g): states[i] becomes the merge of the states before it in its group, and
+// totals[g] the merge of the whole group. The host scans the totals the same way and
+// merges them back with rs_add_prefix, level by level, so any number of tiles is scanned
+// with full-device parallelism.
+template <typename T, int K>
+RS_DEV void rs_group_scan_body(T* states, rs_u64 n, T* totals) {
+  RS_DYN_SHARED(rs_smem);
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 st = 2 * K + 1;
+  const rs_u64 i = RS_BID * B + tid;
+  RsAcc<T, K> a;
+  if (i < n) {
+    rs_load(states, i * st, 1, a);
+  } else {
+    rs_clear(a);
+  }
+  RsAcc<T, K> own = a;
+  rs_block_exclusive_scan(a, S);
+  if (i < n) rs_store(states, i * st, 1, a);
+  if (tid == B - 1) {
+    rs_merge(a, own);
+    rs_store(totals, RS_BID * st, 1, a);
+  }
+}
+
+// states[i] = merge(prefixes[i / blockDim], states[i]).
+template <typename T, int K>
+RS_DEV void rs_add_prefix_body(T* states, rs_u64 n, const T* prefixes) {
+  const rs_u64 st = 2 * K + 1;
+  const rs_u64 i = RS_BID * RS_BDIM + RS_TID;
+  if (i >= n) return;
+  RsAcc<T, K> p, o;
+  rs_load(prefixes, RS_BID * st, 1, p);
+  rs_load(states, i * st, 1, o);
+  rs_merge(p, o);
+  rs_store(states, i * st, 1, p);
+}
+
+// Shared-memory position of tile element i (one pad slot every E elements: conflict-free
+// reads of each thread's E consecutive elements).
+template <int E>
+RS_DEV unsigned rs_pad(unsigned i) {
+  return i + i / E;
+}
+
+template <typename T, int K, int E>
+RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes) {
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  T* vals = S + (2 * K + 1) * (B + RS_RAKE);
+  const rs_u64 tile = (rs_u64)B * E;
+  const rs_u64 base = RS_BID * tile;
+  const rs_u64 rem = n - base;
+  const unsigned cnt = (unsigned)(rem < tile ? rem : tile);
+#pragma unroll
+  for (int j = 0; j < E; ++j) {
+    const unsigned i = (unsigned)j * B + tid;
+    if (i < cnt) vals[rs_pad<E>(i)] = x[base + i];
+  }
+  RS_SYNC();
+  const unsigned lo = tid * (unsigned)E;
+  RsAcc<T, K> a;
+  rs_clear(a);
+  if (lo + E <= cnt) {
+    T v[E];
+#pragma unroll
+    for (int j = 0; j < E; ++j) v[j] = vals[rs_pad<E>(lo + j)];
+    rs_add_chunk(a, v);
+  } else {
+    for (unsigned i = lo; i < cnt; ++i) rs_add_one(a, vals[rs_pad<E>(i)]);
+  }
+  rs_block_exclusive_scan(a, S);
+  RsAcc<T, K> pre;
+  if (prefixes) {
+    rs_load(prefixes, RS_BID * (rs_u64)(2 * K + 1), 1, pre);
+  } else {
+    rs_clear(pre);
+  }
+  rs_merge(pre, a);
+  const unsigned hi = lo + E < cnt ? lo + E : cnt;
+  // Each element: the state after it, renormalised, converted. The common case (no special
+  // value, window unchanged) deposits and converts with the cached window; anything else
+  // takes the general path and refreshes the cache. Both give the same state and bits.
+  RsWin<T, K> w;
+  rs_win_set(w, pre);
+#pragma unroll 1
+  for (unsigned i = lo; i < hi; ++i) {
+    const unsigned at = rs_pad<E>(i);
+    const T x = vals[at];
+    if (w.fast && (rs_bits(x) & ~RsF<T>::SIGN) < w.thr) {
+      rs_deposit(pre, x);
+      rs_renorm(pre);
+      vals[at] = rs_convert_win<K>(pre, w);
+    } else {
+      rs_add_one(pre, x);
+      rs_renorm(pre);
+      pre.pending = 0;
+      vals[at] = rs_value(pre);
+      rs_win_set(w, pre);
+    }
+  }
+  RS_SYNC();
+#pragma unroll
+  for (int j = 0; j < E; ++j) {
+    const unsigned i = (unsigned)j * B + tid;
+    if (i < cnt) out[base + i] = vals[rs_pad<E>(i)];
+  }
+}
+
+#define RS_TILE_E 16
+
+#define RS_INSTANTIATE(T, TN, K)                                                                    \
+  RS_KERNEL void rs_sum_##TN##_k##K(const T* x, rs_u64 n, T* states, rs_u32* counter, T* result) { \
+    rs_sum_body<T, K>(x, n, states, counter, result);                                              \
+  }                                                                                                 \
+  RS_KERNEL void rs_tile_reduce_##TN##_k##K(const T* x, rs_u64 n, T* tiles) {                      \
+    rs_tile_reduce_body<T, K, RS_TILE_E>(x, n, tiles);                                             \
+  }                                                                                                 \
+  RS_KERNEL void rs_group_scan_##TN##_k##K(T* states, rs_u64 n, T* totals) {                      \
+    rs_group_scan_body<T, K>(states, n, totals);                                                    \
+  }                                                                                                 \
+  RS_KERNEL void rs_add_prefix_##TN##_k##K(T* states, rs_u64 n, const T* prefixes) {               \
+    rs_add_prefix_body<T, K>(states, n, prefixes);                                                  \
+  }                                                                                                 \
+  RS_KERNEL void rs_tile_scan_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes) {       \
+    rs_tile_scan_body<T, K, RS_TILE_E>(x, out, n, prefixes);                                       \
+  }
+
+RS_INSTANTIATE(double, f64, 2)
+RS_INSTANTIATE(double, f64, 3)
+RS_INSTANTIATE(double, f64, 4)
+RS_INSTANTIATE(double, f64, 5)
+RS_INSTANTIATE(double, f64, 6)
+RS_INSTANTIATE(double, f64, 7)
+RS_INSTANTIATE(double, f64, 8)
+RS_INSTANTIATE(float, f32, 2)
+RS_INSTANTIATE(float, f32, 3)
+RS_INSTANTIATE(float, f32, 4)
+RS_INSTANTIATE(float, f32, 5)
+RS_INSTANTIATE(float, f32, 6)
+RS_INSTANTIATE(float, f32, 7)
+RS_INSTANTIATE(float, f32, 8)
+
+// The arithmetic probe: out64[i] = in64[2i] op in64[2i+1] (add for i < 8, mul for
+// 8 <= i < 12), the same for f32, and out32[12 + i] = f32(in64[24 + i]) for i < 4.
+// The host checks every result's bits (subnormals kept, ties to even, signed zeros).
+RS_KERNEL void rs_probe(const rs_u64* in64, rs_u64* out64, const rs_u32* in32, rs_u32* out32) {
+  if (RS_TID != 0 || RS_BID != 0) return;
+  for (int i = 0; i < 12; ++i) {
+    double a = rs_from_bits(in64[2 * i]), b = rs_from_bits(in64[2 * i + 1]);
+    out64[i] = rs_bits(i < 8 ? rs_add(a, b) : rs_mul(a, b));
+    float fa = rs_from_bits(in32[2 * i]), fb = rs_from_bits(in32[2 * i + 1]);
+    out32[i] = rs_bits(i < 8 ? rs_add(fa, fb) : rs_mul(fa, fb));
+  }
+  for (int i = 0; i < 4; ++i) out32[12 + i] = rs_bits(rs_d2f(rs_from_bits(in64[24 + i])));
+}

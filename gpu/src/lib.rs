@@ -1,0 +1,47 @@
+//! Reproducible sums and cumulative sums on GPUs, bit-identical to `reprosum-core`.
+//!
+//! With the feature `cuda`, [`cuda`] runs the kernels of `gpu/kernels/reprosum.cu` (one
+//! source for CUDA and HIP behind `gpu/kernels/portable.h`) on NVIDIA GPUs. The kernels
+//! are shipped as a committed fatbin (SASS for sm_75, sm_80, sm_86, sm_89, sm_90 and PTX
+//! for compute_75, built by `gpu/scripts/build-fatbin.sh`), and the CUDA driver is
+//! opened at run time: the crate builds with no CUDA installed, and a machine without a
+//! driver or a GPU gets an error value, never a panic.
+//!
+//! Every result has the bits of the core's at the same fold: a sum equals
+//! `reprosum_core::sum_fold`, a cumulative sum's element `i` equals the sum of the first
+//! `i + 1` values, and the accumulator a device sum returns has the core's byte encoding
+//! and merges with CPU accumulators.
+//!
+//! Folds 2..=8 are supported on the GPU; any other fold is [`GpuError::UnsupportedFold`]
+//! (never a silent fallback).
+
+#![warn(missing_docs)]
+
+mod error;
+pub use error::GpuError;
+
+/// The folds the GPU kernels are built for.
+pub const GPU_FOLDS: core::ops::RangeInclusive<usize> = 2..=8;
+
+/// Checks a fold against [`GPU_FOLDS`].
+///
+/// # Errors
+/// [`GpuError::UnsupportedFold`] for a fold outside `2..=8`.
+pub fn check_fold(fold: usize) -> Result<(), GpuError> {
+    if GPU_FOLDS.contains(&fold) {
+        Ok(())
+    } else {
+        Err(GpuError::UnsupportedFold(fold))
+    }
+}
+
+#[cfg(feature = "cuda")]
+pub mod cuda;
+
+/// Files of the kernel source, for the check that the committed fatbin matches it.
+pub mod source {
+    /// `gpu/kernels/reprosum.cu`.
+    pub const KERNELS: &str = include_str!("../kernels/reprosum.cu");
+    /// `gpu/kernels/portable.h`.
+    pub const PORTABLE_H: &str = include_str!("../kernels/portable.h");
+}

@@ -1,0 +1,220 @@
+//! The CUDA back end's tests. Host-side tests run everywhere; the device tests print a
+//! skip reason and pass when there is no driver or no GPU (CI), and on a GPU compare
+//! every result with the core by bits.
+#![cfg(feature = "cuda")]
+
+mod gpu_common;
+
+use gpu_common::*;
+use reprosum_gpu::cuda::{self, Launch};
+use reprosum_gpu::{check_fold, GpuError};
+
+#[test]
+fn folds_outside_2_to_8_are_errors() {
+    for k in [0, 1, 9, 21, 52] {
+        assert_eq!(check_fold(k), Err(GpuError::UnsupportedFold(k)));
+    }
+    for k in 2..=8 {
+        assert_eq!(check_fold(k), Ok(()));
+    }
+}
+
+#[test]
+fn probe_expectations_are_the_ieee_results() {
+    let (_, _, w64, w32) = cuda::probe_cases();
+    assert_eq!(
+        w64,
+        vec![
+            2,
+            1,
+            0x3FF0_0000_0000_0000,
+            0x3FF0_0000_0000_0002,
+            0x8000_0000_0000_0000,
+            0,
+            0,
+            0xBFF8_0000_0000_0000,
+            0x0008_0000_0000_0000,
+            2,
+            0x8000_0000_0000_0000,
+            1
+        ]
+    );
+    assert_eq!(
+        w32,
+        vec![
+            2,
+            1,
+            0x3F80_0000,
+            0x3F80_0002,
+            0x8000_0000,
+            0,
+            0,
+            0xBFC0_0000,
+            0x0040_0000,
+            2,
+            0x8000_0000,
+            1,
+            0x3F80_0000,
+            0x3F80_0002,
+            1,
+            0x8000_0000
+        ]
+    );
+}
+
+#[test]
+fn fatbin_is_embedded() {
+    let f = cuda::fatbin();
+    assert!(f.len() > 1000);
+    // The fatbin header magic 0xBA55ED50, little-endian.
+    assert_eq!(&f[..4], &[0x50, 0xED, 0x55, 0xBA]);
+}
+
+#[test]
+fn no_driver_or_device_is_an_error_value() {
+    // Must return (Ok on a GPU machine, an error elsewhere), never panic.
+    match cuda::device(0) {
+        Ok(d) => println!("device 0: {} (cc {:?})", d.name(), d.compute_capability()),
+        Err(e) => println!("SKIP device work: {e}"),
+    }
+    let xs = [1.0f64, 2.0, 3.0];
+    // SAFETY: xs is a live host slice of 3 values; the default stream.
+    let r = unsafe { cuda::sum_ptr(xs.as_ptr(), xs.len(), 3, std::ptr::null_mut()) };
+    match r {
+        Ok(v) => assert_eq!(v.to_bits(), 6.0f64.to_bits()),
+        Err(e) => {
+            assert!(matches!(e, GpuError::NoDriver | GpuError::NoDevice { .. }), "{e}");
+            println!("SKIP sum_ptr on a device: {e}");
+        }
+    }
+    // Partly overlapping input and output are refused before any device work.
+    let mut buf = [1.0f64; 8];
+    let p = buf.as_mut_ptr();
+    // SAFETY: both ranges lie inside buf; the call refuses them before reading.
+    let r = unsafe { cuda::cumsum_ptr(p, p.wrapping_add(1), 4, 3, std::ptr::null_mut()) };
+    assert!(matches!(r, Err(GpuError::InvalidPointer(_))), "{r:?}");
+    // Fold errors come before any device work.
+    // SAFETY: as above.
+    let r = unsafe { cuda::sum_ptr(xs.as_ptr(), xs.len(), 9, std::ptr::null_mut()) };
+    assert_eq!(r, Err(GpuError::UnsupportedFold(9)));
+}
+
+#[test]
+fn known_answers_on_the_device() {
+    let Some(dev) = device_or_skip("known answers on the device") else {
+        return;
+    };
+    let mut t = Tally::default();
+    run_vectors(
+        &dev,
+        reprosum_testkit::KNOWN_ANSWERS,
+        &mut t,
+        &[Launch::default()],
+    );
+    println!("known answers: {} checks passed, {} failed", t.pass, t.fail);
+    assert_eq!(t.fail, 0);
+}
+
+#[test]
+fn core_vectors_on_the_device() {
+    let Some(dev) = device_or_skip("core vectors on the device") else {
+        return;
+    };
+    let mut t = Tally::default();
+    run_vectors(
+        &dev,
+        reprosum_testkit::CORE_VECTORS,
+        &mut t,
+        &[
+            Launch::default(),
+            Launch {
+                block: Some(64),
+                grid: None,
+            },
+        ],
+    );
+    println!("core vectors: {} checks passed, {} failed", t.pass, t.fail);
+    assert_eq!(t.fail, 0);
+}
+
+#[test]
+fn device_accumulator_merges_with_cpu_accumulators() {
+    let Some(dev) = device_or_skip("merge with CPU accumulators") else {
+        return;
+    };
+    let a: Vec<f64> = (0..10_000).map(|i| (i as f64).sin() * 1e10).collect();
+    let b: Vec<f64> = (0..777).map(|i| (i as f64).cos() * 1e-5).collect();
+    let mut t = Tally::default();
+    for fold in 2..=8 {
+        merge_check(&dev, &a, &b, fold, &mut t);
+        let fa: Vec<f32> = a.iter().map(|&x| x as f32).collect();
+        let fb: Vec<f32> = b.iter().map(|&x| x as f32).collect();
+        merge_check(&dev, &fa, &fb, fold, &mut t);
+    }
+    assert_eq!(t.fail, 0);
+}
+
+#[test]
+fn pointer_entry_points_on_the_device() {
+    let Some(dev) = device_or_skip("pointer entry points on the device") else {
+        return;
+    };
+    let xs: Vec<f64> = (0..100_003).map(|i| ((i as f64) * 0.37).sin() * 1e6).collect();
+    let want = reprosum::sum(&xs).unwrap();
+    let mut want_c = vec![0.0f64; xs.len()];
+    reprosum::cumsum(&xs, &mut want_c).unwrap();
+    let buf = cuda::DeviceBuffer::from_host(&dev, &xs).unwrap();
+    assert_eq!(
+        cuda::memory_of(buf.device_ptr() as *const _).unwrap(),
+        cuda::Memory::Device(0)
+    );
+    assert_eq!(
+        cuda::memory_of(xs.as_ptr() as *const _).unwrap(),
+        cuda::Memory::Host
+    );
+    // SAFETY: a device buffer of xs.len() values; a host slice; the default stream.
+    let (d, h) = unsafe {
+        (
+            cuda::sum_ptr(buf.device_ptr() as *const f64, xs.len(), 3, std::ptr::null_mut()).unwrap(),
+            cuda::sum_ptr(xs.as_ptr(), xs.len(), 3, std::ptr::null_mut()).unwrap(),
+        )
+    };
+    assert_eq!(d.to_bits(), want.to_bits());
+    assert_eq!(h.to_bits(), want.to_bits());
+    // Device to device (poisoned output), host to host, and in place on the device.
+    let mut out = cuda::DeviceBuffer::<f64>::alloc(&dev, xs.len()).unwrap();
+    out.fill_bytes(0xA5).unwrap();
+    let mut hout = vec![f64::from_bits(0xA5A5_A5A5_A5A5_A5A5); xs.len()];
+    let mut inplace = cuda::DeviceBuffer::from_host(&dev, &xs).unwrap();
+    // SAFETY: buffers of xs.len() values each.
+    unsafe {
+        cuda::cumsum_ptr(
+            buf.device_ptr() as *const f64,
+            out.device_ptr() as *mut f64,
+            xs.len(),
+            3,
+            std::ptr::null_mut(),
+        )
+        .unwrap();
+        cuda::cumsum_ptr(xs.as_ptr(), hout.as_mut_ptr(), xs.len(), 3, std::ptr::null_mut()).unwrap();
+        let p = inplace.device_ptr() as *mut f64;
+        cuda::cumsum_ptr(p, p, xs.len(), 3, std::ptr::null_mut()).unwrap();
+    }
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&out.to_host().unwrap()), bits(&want_c));
+    assert_eq!(bits(&hout), bits(&want_c));
+    assert_eq!(bits(&inplace.to_host().unwrap()), bits(&want_c));
+    let _ = &mut inplace;
+    // Host input with device output: refused, output untouched.
+    // SAFETY: as above.
+    let r = unsafe {
+        cuda::cumsum_ptr(
+            xs.as_ptr(),
+            out.device_ptr() as *mut f64,
+            xs.len(),
+            3,
+            std::ptr::null_mut(),
+        )
+    };
+    assert!(matches!(r, Err(GpuError::InvalidPointer(_))), "{r:?}");
+}
