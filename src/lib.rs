@@ -27,7 +27,11 @@
 
 #![warn(missing_docs)]
 
+mod device;
+
 use rayon::prelude::*;
+
+pub use device::{cumsum_on, sum_on, Device, DeviceError};
 
 pub use reprosum_core;
 pub use reprosum_core::{

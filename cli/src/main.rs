@@ -52,6 +52,16 @@ impl From<reprosum::Error> for CliError {
     }
 }
 
+impl From<reprosum::DeviceError> for CliError {
+    fn from(e: reprosum::DeviceError) -> Self {
+        match e {
+            reprosum::DeviceError::Core(c) => c.into(),
+            // No such back end in this build, no driver, no device: the machine, not the data.
+            other => CliError::data(other.to_string()),
+        }
+    }
+}
+
 const AFTER_HELP: &str = "\
 Values print as Rust's shortest round-trip decimal (`{}` of f64/f32; NaN prints as `NaN`,
 infinities as `inf` and `-inf`), then the bit pattern as 0x and 16 (f64) or 8 (f32)
@@ -100,6 +110,14 @@ struct InputArgs {
     /// else raw.
     #[arg(long, value_enum)]
     format: Option<Format>,
+    /// Where to compute: cpu (all threads), cuda[:N] or hip[:N]. The bits are the same on
+    /// every device.
+    #[arg(long, value_name = "DEVICE", default_value = "cpu", value_parser = parse_device)]
+    device: reprosum::Device,
+}
+
+fn parse_device(s: &str) -> Result<reprosum::Device, String> {
+    s.parse()
 }
 
 #[derive(Args)]
@@ -201,8 +219,13 @@ fn load(args: &InputArgs) -> Result<Loaded, CliError> {
     })
 }
 
-fn sum_line<T: Elem>(xs: &[T], fold: usize, bits_only: bool) -> Result<String, CliError> {
-    let s = reprosum::sum_fold(xs, fold)?;
+fn sum_line<T: Elem>(
+    device: reprosum::Device,
+    xs: &[T],
+    fold: usize,
+    bits_only: bool,
+) -> Result<String, CliError> {
+    let s = reprosum::sum_on(device, xs, fold)?;
     Ok(if bits_only {
         format!("{}\n", hex_bits(s))
     } else {
@@ -211,13 +234,14 @@ fn sum_line<T: Elem>(xs: &[T], fold: usize, bits_only: bool) -> Result<String, C
 }
 
 fn cumsum_bytes<T: Elem>(
+    device: reprosum::Device,
     xs: &[T],
     fold: usize,
     format: Format,
     big_endian: bool,
 ) -> Result<Vec<u8>, CliError> {
     let mut out = vec![T::ZERO; xs.len()];
-    reprosum::cumsum_fold(xs, &mut out, fold)?;
+    reprosum::cumsum_on(device, xs, &mut out, fold)?;
     match format {
         Format::Raw => Ok(formats::render_raw(&out)),
         Format::Text => Ok(formats::render_text(&out)),
@@ -234,8 +258,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Cmd::Sum(a) => {
             let input = load(&a.input)?;
             let line = match &input.values {
-                Values::F64(xs) => sum_line(xs, a.input.fold, a.bits)?,
-                Values::F32(xs) => sum_line(xs, a.input.fold, a.bits)?,
+                Values::F64(xs) => sum_line(a.input.device, xs, a.input.fold, a.bits)?,
+                Values::F32(xs) => sum_line(a.input.device, xs, a.input.fold, a.bits)?,
             };
             print_stdout(&line)
         }
@@ -243,8 +267,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let input = load(&a.input)?;
             let (fold, fmt, be) = (a.input.fold, input.format, input.big_endian);
             let bytes = match &input.values {
-                Values::F64(xs) => cumsum_bytes(xs, fold, fmt, be)?,
-                Values::F32(xs) => cumsum_bytes(xs, fold, fmt, be)?,
+                Values::F64(xs) => cumsum_bytes(a.input.device, xs, fold, fmt, be)?,
+                Values::F32(xs) => cumsum_bytes(a.input.device, xs, fold, fmt, be)?,
             };
             formats::write_output(&a.output, &bytes)
         }

@@ -636,3 +636,46 @@ fn demo_reprosum_bits_are_identical_in_every_row() {
     );
     assert!(out.contains("f32"), "{out}");
 }
+
+/// `--device cpu` is the default; a GPU this machine or build lacks is a one-line error,
+/// and a cumulative sum then leaves no output file.
+#[test]
+fn device_option() {
+    let dir = TempDir::new("device");
+    let data: Vec<f64> = (0..1000)
+        .map(|i| (i as f64).sqrt() * if i % 2 == 0 { 1.0 } else { -1e3 })
+        .collect();
+    let input = dir.file(
+        "x.f64",
+        &data.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+    );
+    let want = format!("0x{:016X}", reprosum::sum_fold(&data, 3).unwrap().to_bits());
+    let cpu = ok(&["sum", p(&input), "--dtype", "f64", "--bits", "--device", "cpu"]);
+    assert_eq!(cpu.trim(), want);
+    for dev in ["cuda", "cuda:1", "hip"] {
+        let o = run(&["sum", p(&input), "--dtype", "f64", "--bits", "--device", dev]);
+        if o.status.success() {
+            // A machine with that GPU: the same bits.
+            assert_eq!(stdout(&o).trim(), want, "{dev}");
+            continue;
+        }
+        fails_with(&o, dev);
+        assert_eq!(o.status.code(), Some(1), "{dev}");
+        let out = dir.0.join(format!("out-{dev}.f64"));
+        let c = run(&[
+            "cumsum",
+            p(&input),
+            "--dtype",
+            "f64",
+            "--device",
+            dev,
+            "-o",
+            p(&out),
+        ]);
+        fails_with(&c, dev);
+        assert!(!out.exists(), "{dev}: a failed cumsum left {out:?}");
+    }
+    let bad = run(&["sum", p(&input), "--dtype", "f64", "--device", "gpu"]);
+    fails_with(&bad, "--device gpu");
+    assert_eq!(bad.status.code(), Some(2));
+}

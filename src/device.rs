@@ -1,0 +1,191 @@
+//! Where a whole-slice call runs: the CPU (all threads) or a GPU back end.
+
+#[cfg(feature = "cuda")]
+use crate::Dtype;
+use crate::{Error, Float};
+
+/// A device to sum on. The bits are the same on every device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Device {
+    /// The CPU, on rayon's threads.
+    #[default]
+    Cpu,
+    /// CUDA device with this ordinal (feature `cuda`).
+    Cuda(usize),
+    /// HIP (AMD) device with this ordinal (feature `hip`).
+    Hip(usize),
+}
+
+impl core::fmt::Display for Device {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Device::Cpu => f.write_str("cpu"),
+            Device::Cuda(n) => write!(f, "cuda:{n}"),
+            Device::Hip(n) => write!(f, "hip:{n}"),
+        }
+    }
+}
+
+impl core::str::FromStr for Device {
+    type Err = String;
+
+    /// `cpu`, `cuda`, `cuda:N`, `hip`, `hip:N`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, ordinal) = match s.split_once(':') {
+            Some((n, o)) => (n, Some(o)),
+            None => (s, None),
+        };
+        let ordinal = match ordinal {
+            None => 0,
+            Some(o) => o
+                .parse::<usize>()
+                .map_err(|_| format!("bad device ordinal in {s:?}"))?,
+        };
+        match (name, s.contains(':')) {
+            ("cpu", false) => Ok(Device::Cpu),
+            ("cuda", _) => Ok(Device::Cuda(ordinal)),
+            ("hip", _) => Ok(Device::Hip(ordinal)),
+            _ => Err(format!(
+                "unknown device {s:?} (expected cpu, cuda[:N] or hip[:N])"
+            )),
+        }
+    }
+}
+
+/// Why a call on a device failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DeviceError {
+    /// The core's error (capacity, fold, lengths).
+    Core(Error),
+    /// This build has no support for the device's back end.
+    NotBuilt(Device),
+    /// The GPU back end's error (no driver, no device, unsupported fold, driver error).
+    #[cfg(feature = "cuda")]
+    Gpu(reprosum_gpu::GpuError),
+}
+
+impl core::fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            DeviceError::Core(e) => write!(f, "{e}"),
+            DeviceError::NotBuilt(d) => {
+                let feature = if matches!(d, Device::Hip(_)) {
+                    "hip"
+                } else {
+                    "cuda"
+                };
+                write!(
+                    f,
+                    "this build has no {d} support (rebuild with the `{feature}` feature)"
+                )
+            }
+            #[cfg(feature = "cuda")]
+            DeviceError::Gpu(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for DeviceError {}
+
+impl From<Error> for DeviceError {
+    fn from(e: Error) -> Self {
+        DeviceError::Core(e)
+    }
+}
+
+#[cfg(feature = "cuda")]
+impl From<reprosum_gpu::GpuError> for DeviceError {
+    fn from(e: reprosum_gpu::GpuError) -> Self {
+        DeviceError::Gpu(e)
+    }
+}
+
+/// The reproducible sum of `xs` at `fold` on `device`.
+///
+/// # Errors
+/// [`DeviceError::Core`] as for [`crate::sum_fold`]; [`DeviceError::NotBuilt`] for a back end
+/// this build lacks; [`DeviceError::Gpu`] (feature `cuda`) when the device cannot be used.
+pub fn sum_on<T: Float>(device: Device, xs: &[T], fold: usize) -> Result<T, DeviceError> {
+    // A bad fold is refused first, whatever the device.
+    crate::DynAccumulator::<T>::new(fold)?;
+    match device {
+        Device::Cpu => Ok(crate::sum_fold(xs, fold)?),
+        #[cfg(feature = "cuda")]
+        Device::Cuda(n) => {
+            let dev = reprosum_gpu::cuda::device(n)?;
+            Ok(match as_f64_or_f32(xs) {
+                Typed::F64(x) => T::from_f64_round(dev.sum_host(x, fold)?),
+                // Exact: an f32 widened and narrowed again (NaN stays the canonical NaN).
+                Typed::F32(x) => T::from_f64_round(dev.sum_host(x, fold)? as f64),
+            })
+        }
+        other => Err(DeviceError::NotBuilt(other)),
+    }
+}
+
+/// The reproducible cumulative sum of `xs` at `fold` on `device`, into `out`.
+///
+/// # Errors
+/// As [`sum_on`], and [`Error::LengthMismatch`]. Errors found before the work leave `out`
+/// untouched.
+pub fn cumsum_on<T: Float>(device: Device, xs: &[T], out: &mut [T], fold: usize) -> Result<(), DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    if xs.len() != out.len() {
+        return Err(Error::LengthMismatch.into());
+    }
+    match device {
+        Device::Cpu => Ok(crate::cumsum_fold(xs, out, fold)?),
+        #[cfg(feature = "cuda")]
+        Device::Cuda(n) => {
+            let dev = reprosum_gpu::cuda::device(n)?;
+            match (as_f64_or_f32(xs), as_f64_or_f32_mut(out)) {
+                (Typed::F64(x), TypedMut::F64(o)) => dev.cumsum_host(x, o, fold)?,
+                (Typed::F32(x), TypedMut::F32(o)) => dev.cumsum_host(x, o, fold)?,
+                // Input and output have the one element type T.
+                _ => return Err(Error::LengthMismatch.into()),
+            }
+            Ok(())
+        }
+        other => Err(DeviceError::NotBuilt(other)),
+    }
+}
+
+/// A slice of the sealed float type, seen as what it is.
+#[cfg(feature = "cuda")]
+enum Typed<'a> {
+    F64(&'a [f64]),
+    F32(&'a [f32]),
+}
+
+#[cfg(feature = "cuda")]
+enum TypedMut<'a> {
+    F64(&'a mut [f64]),
+    F32(&'a mut [f32]),
+}
+
+#[cfg(feature = "cuda")]
+fn as_f64_or_f32<T: Float>(xs: &[T]) -> Typed<'_> {
+    match T::DTYPE {
+        // SAFETY: `Float` is sealed and implemented for f64 and f32 only; DTYPE F64 means T
+        // is f64 (same size, alignment and validity), so the cast is the identity.
+        Dtype::F64 => Typed::F64(unsafe { core::slice::from_raw_parts(xs.as_ptr().cast::<f64>(), xs.len()) }),
+        // SAFETY: as above, for f32.
+        Dtype::F32 => Typed::F32(unsafe { core::slice::from_raw_parts(xs.as_ptr().cast::<f32>(), xs.len()) }),
+    }
+}
+
+#[cfg(feature = "cuda")]
+fn as_f64_or_f32_mut<T: Float>(xs: &mut [T]) -> TypedMut<'_> {
+    match T::DTYPE {
+        // SAFETY: as in `as_f64_or_f32`; the exclusive borrow moves into the result.
+        Dtype::F64 => {
+            TypedMut::F64(unsafe { core::slice::from_raw_parts_mut(xs.as_mut_ptr().cast::<f64>(), xs.len()) })
+        }
+        // SAFETY: as above, for f32.
+        Dtype::F32 => {
+            TypedMut::F32(unsafe { core::slice::from_raw_parts_mut(xs.as_mut_ptr().cast::<f32>(), xs.len()) })
+        }
+    }
+}
