@@ -4,7 +4,8 @@
 //!
 //! Figures are elements per second (criterion's "thrpt" line). Inputs come from a fixed
 //! seed. `cargo bench --bench sum` runs everything; `cargo bench --bench sum -- 'sum_f64/'`
-//! a part. The run pins rayon to one thread so that every figure is one core.
+//! a part. The run pins rayon's global pool to one thread so that every figure is one core,
+//! except the `threads_*` groups, which use their own pools of 1 and 2 threads.
 
 use std::hint::black_box;
 
@@ -134,6 +135,31 @@ fn bench_cumsum<T: Plain>(c: &mut Criterion, name: &str) {
     g.finish();
 }
 
+/// The facade's sum on 1 and 2 threads at N = 1e7 (memory-bound), the same bits.
+fn bench_threads<T: Plain>(c: &mut Criterion, name: &str) {
+    let mut g = c.benchmark_group(format!("threads_{name}"));
+    let n = 10_000_000;
+    let x = data::<T>(n);
+    g.throughput(Throughput::Elements(n as u64));
+    g.sample_size(10);
+    let mut bits = Vec::new();
+    for threads in [1usize, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        bits.push(pool.install(|| reprosum::sum(&x).unwrap()).bits());
+        g.bench_function(BenchmarkId::new("reprosum_k3", threads), |b| {
+            b.iter(|| pool.install(|| reprosum::sum(black_box(&x)).unwrap()))
+        });
+    }
+    assert!(
+        bits.windows(2).all(|w| w[0] == w[1]),
+        "thread counts gave different bits"
+    );
+    g.finish();
+}
+
 fn benches(c: &mut Criterion) {
     // One core: every figure here is single-threaded.
     let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
@@ -142,6 +168,8 @@ fn benches(c: &mut Criterion) {
     bench_sum::<f32>(c, "f32");
     bench_cumsum::<f64>(c, "f64");
     bench_cumsum::<f32>(c, "f32");
+    bench_threads::<f64>(c, "f64");
+    bench_threads::<f32>(c, "f32");
 }
 
 criterion_group!(group, benches);
