@@ -1,6 +1,6 @@
 //! Where a whole-slice call runs: the CPU (all threads) or a GPU back end.
 
-#[cfg(feature = "cuda")]
+#[cfg(any(feature = "cuda", feature = "hip"))]
 use crate::Dtype;
 use crate::{Error, Float};
 
@@ -62,7 +62,7 @@ pub enum DeviceError {
     /// This build has no support for the device's back end.
     NotBuilt(Device),
     /// The GPU back end's error (no driver, no device, unsupported fold, driver error).
-    #[cfg(feature = "cuda")]
+    #[cfg(any(feature = "cuda", feature = "hip"))]
     Gpu(reprosum_gpu::GpuError),
 }
 
@@ -81,7 +81,7 @@ impl core::fmt::Display for DeviceError {
                     "this build has no {d} support (rebuild with the `{feature}` feature)"
                 )
             }
-            #[cfg(feature = "cuda")]
+            #[cfg(any(feature = "cuda", feature = "hip"))]
             DeviceError::Gpu(e) => write!(f, "{e}"),
         }
     }
@@ -95,7 +95,7 @@ impl From<Error> for DeviceError {
     }
 }
 
-#[cfg(feature = "cuda")]
+#[cfg(any(feature = "cuda", feature = "hip"))]
 impl From<reprosum_gpu::GpuError> for DeviceError {
     fn from(e: reprosum_gpu::GpuError) -> Self {
         DeviceError::Gpu(e)
@@ -121,6 +121,15 @@ pub fn sum_on<T: Float>(device: Device, xs: &[T], fold: usize) -> Result<T, Devi
                 Typed::F32(x) => T::from_f64_round(dev.sum_host(x, fold)? as f64),
             })
         }
+        #[cfg(feature = "hip")]
+        Device::Hip(n) => {
+            let dev = reprosum_gpu::hip::device(n)?;
+            Ok(match as_f64_or_f32(xs) {
+                Typed::F64(x) => T::from_f64_round(dev.sum_host(x, fold)?),
+                Typed::F32(x) => T::from_f64_round(dev.sum_host(x, fold)? as f64),
+            })
+        }
+        #[allow(unreachable_patterns)] // every device is handled when both GPU features are on
         other => Err(DeviceError::NotBuilt(other)),
     }
 }
@@ -148,24 +157,35 @@ pub fn cumsum_on<T: Float>(device: Device, xs: &[T], out: &mut [T], fold: usize)
             }
             Ok(())
         }
+        #[cfg(feature = "hip")]
+        Device::Hip(n) => {
+            let dev = reprosum_gpu::hip::device(n)?;
+            match (as_f64_or_f32(xs), as_f64_or_f32_mut(out)) {
+                (Typed::F64(x), TypedMut::F64(o)) => dev.cumsum_host(x, o, fold)?,
+                (Typed::F32(x), TypedMut::F32(o)) => dev.cumsum_host(x, o, fold)?,
+                _ => return Err(Error::LengthMismatch.into()),
+            }
+            Ok(())
+        }
+        #[allow(unreachable_patterns)] // every device is handled when both GPU features are on
         other => Err(DeviceError::NotBuilt(other)),
     }
 }
 
 /// A slice of the sealed float type, seen as what it is.
-#[cfg(feature = "cuda")]
+#[cfg(any(feature = "cuda", feature = "hip"))]
 enum Typed<'a> {
     F64(&'a [f64]),
     F32(&'a [f32]),
 }
 
-#[cfg(feature = "cuda")]
+#[cfg(any(feature = "cuda", feature = "hip"))]
 enum TypedMut<'a> {
     F64(&'a mut [f64]),
     F32(&'a mut [f32]),
 }
 
-#[cfg(feature = "cuda")]
+#[cfg(any(feature = "cuda", feature = "hip"))]
 fn as_f64_or_f32<T: Float>(xs: &[T]) -> Typed<'_> {
     match T::DTYPE {
         // SAFETY: `Float` is sealed and implemented for f64 and f32 only; DTYPE F64 means T
@@ -176,7 +196,7 @@ fn as_f64_or_f32<T: Float>(xs: &[T]) -> Typed<'_> {
     }
 }
 
-#[cfg(feature = "cuda")]
+#[cfg(any(feature = "cuda", feature = "hip"))]
 fn as_f64_or_f32_mut<T: Float>(xs: &mut [T]) -> TypedMut<'_> {
     match T::DTYPE {
         // SAFETY: as in `as_f64_or_f32`; the exclusive borrow moves into the result.

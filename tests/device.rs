@@ -45,9 +45,9 @@ fn a_missing_gpu_is_an_error_and_writes_nothing() {
             }
             Err(e) => {
                 println!("{d}: {e}");
-                #[cfg(not(feature = "cuda"))]
+                #[cfg(not(any(feature = "cuda", feature = "hip")))]
                 assert!(matches!(e, DeviceError::NotBuilt(_)), "{e:?}");
-                #[cfg(feature = "cuda")]
+                #[cfg(any(feature = "cuda", feature = "hip"))]
                 assert!(
                     matches!(e, DeviceError::NotBuilt(_) | DeviceError::Gpu(_)),
                     "{e:?}"

@@ -21,7 +21,10 @@ macro_rules! backend {
 
             fn status_of(e: GpuError) -> adn_status {
                 match e {
-                    GpuError::NoDriver | GpuError::NoDevice { .. } => ADN_NO_DEVICE,
+                    GpuError::NoDriver
+                    | GpuError::NoDevice { .. }
+                    | GpuError::NoHipRuntime
+                    | GpuError::NoHipDevice { .. } => ADN_NO_DEVICE,
                     // 2 is the out-of-memory code of both CUresult and hipError_t.
                     GpuError::Driver { code: 2, .. } => ADN_OUT_OF_MEMORY,
                     GpuError::Driver { .. } | GpuError::ProbeFailed(_) => ADN_DEVICE_ERROR,
@@ -107,8 +110,7 @@ macro_rules! backend {
 }
 
 backend!(cuda_impl, "cuda", cuda);
-// The HIP back end is not wired in yet: every adn_hip_* entry point reports ADN_NOT_BUILT.
-backend!(off hip_impl);
+backend!(hip_impl, "hip", hip);
 
 /// The reproducible sum of `n` doubles on the current CUDA device, at fold 3. `x` is a
 /// device pointer or a host pointer (copied); `*out` is host memory, written only on

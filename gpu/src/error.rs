@@ -41,6 +41,16 @@ pub enum GpuError {
     InvalidPointer(&'static str),
     /// The core refused the state the device returned (never expected).
     Core(reprosum_core::Error),
+    /// The HIP runtime library (libamdhip64.so.7, .so.6, .so.5 or libamdhip64.so) could not
+    /// be loaded.
+    NoHipRuntime,
+    /// The HIP runtime has no device with this ordinal (or no device at all).
+    NoHipDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices the runtime reports.
+        count: usize,
+    },
 }
 
 impl fmt::Display for GpuError {
@@ -58,6 +68,12 @@ impl fmt::Display for GpuError {
             GpuError::InvalidLaunch(why) => write!(f, "invalid launch: {why}"),
             GpuError::InvalidPointer(why) => write!(f, "invalid pointer: {why}"),
             GpuError::Core(e) => write!(f, "core error: {e:?}"),
+            GpuError::NoHipRuntime => f.write_str(
+                "the HIP runtime library (libamdhip64.so.7, .so.6, .so.5 or libamdhip64.so) could not be loaded",
+            ),
+            GpuError::NoHipDevice { ordinal, count } => {
+                write!(f, "no HIP device {ordinal} (the runtime reports {count})")
+            }
         }
     }
 }

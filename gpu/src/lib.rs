@@ -1,11 +1,17 @@
 //! Reproducible sums and cumulative sums on GPUs, bit-identical to `reprosum-core`.
 //!
-//! With the feature `cuda`, [`cuda`] runs the kernels of `gpu/kernels/reprosum.cu` (one
+//! With the feature `cuda`, `cuda` runs the kernels of `gpu/kernels/reprosum.cu` (one
 //! source for CUDA and HIP behind `gpu/kernels/portable.h`) on NVIDIA GPUs. The kernels
 //! are shipped as a committed fatbin (SASS for sm_75, sm_80, sm_86, sm_89, sm_90 and PTX
 //! for compute_75, built by `gpu/scripts/build-fatbin.sh`), and the CUDA driver is
 //! opened at run time: the crate builds with no CUDA installed, and a machine without a
 //! driver or a GPU gets an error value, never a panic.
+//!
+//! With the feature `hip`, `hip` runs the same kernel source on AMD GPUs from a committed
+//! code-object bundle (gfx906, gfx908, gfx90a, gfx1030; built by
+//! `gpu/scripts/build-hip.sh`), through the HIP runtime opened at run time with libloading.
+//! The HIP path has not run on AMD hardware: it is compiled, audited and its kernel text
+//! emulated at wave widths 32 and 64 (`docs/EQUIVALENCE.md`, HIP).
 //!
 //! Every result has the bits of the core's at the same fold: a sum equals
 //! `reprosum_core::sum_fold`, a cumulative sum's element `i` equals the sum of the first
@@ -37,6 +43,9 @@ pub fn check_fold(fold: usize) -> Result<(), GpuError> {
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
+
+#[cfg(feature = "hip")]
+pub mod hip;
 
 /// Files of the kernel source, for the check that the committed fatbin matches it.
 pub mod source {

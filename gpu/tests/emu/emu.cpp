@@ -1,37 +1,296 @@
-// CPU emulation of gpu/kernels/reprosum.cu: every block runs with blockDim real threads
-// and a real barrier; blocks run one after another. Checks the sum and cumsum kernels
-// against a vectors file (tests/vectors/*.txt) at every fold 2..8 present.
+// CPU emulation of gpu/kernels/reprosum.cu. Checks the sum and cumsum kernels against a
+// vectors file (tests/vectors/*.txt) at every fold 2..8 present, by bits.
+//
+// Two engines run the blocks (one after another):
+//   threads (default): blockDim real threads per block and a real barrier (std::barrier).
+//   fibers (--warp W): blockDim fibers per block on one OS thread, scheduled
+//     deterministically. There is NO implicit synchronisation between threads: each runs
+//     until it reaches a block barrier (or a warp operation), in the order --sched picks
+//     (asc, desc, or a seeded random permutation at every phase), so a missing barrier lets
+//     a thread read shared memory its neighbours have not written yet (shared memory is
+//     poisoned with 0xA5 before every block). A barrier not reached by every thread of the
+//     block (divergent control flow) is reported as an error. Warps are W lanes wide
+//     (tid / W); warp operations (the shuffle of the harness's variants) synchronise the
+//     lanes of one warp and follow HIP's __shfl_down: a source lane outside the warp gives
+//     the caller's own value.
+//   --variant V (fibers) replaces the kernels' block reduction by a deliberately broken (or a
+//     control) variant, to show that the emulation catches the bug (see variants below);
+//     --drop-sync LINE removes the barrier at that line of reprosum.cu; --mutate-syncs
+//     removes each barrier in turn and fails unless every removal is detected.
+//
 // Build: g++ -std=c++20 -O1 -ffp-contract=off -pthread gpu/tests/emu/emu.cpp -o emu
-// Run:   ./emu tests/vectors/core_vectors.txt [block ...]
+// Run:   ./emu [--warp 32|64] [--sched asc|desc|rand] [--variant V] [--drop-sync LINE]
+//            [--mutate-syncs [--allow-undetected LINE]] [--expect-fail] tests/vectors/core_vectors.txt [block ...]
+#include <ucontext.h>
+
 #include <atomic>
 #include <barrier>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+// ---- engine state --------------------------------------------------------------------
 
 static thread_local unsigned tl_tid;
 static unsigned g_bid, g_bdim, g_gdim;
 static std::barrier<>* g_bar;
 static unsigned char* g_smem;
 
+static bool g_fibers = false;   // engine
+static unsigned g_warp = 32;     // warp width (fibers)
+static int g_sched = 0;          // 0 asc, 1 desc, 2 random
+static unsigned long long g_rng = 0x9E3779B97F4A7C15ull;
+static int g_drop_line = -1;     // barrier removed (variant)
+static std::set<int> g_sync_lines;
+static bool g_engine_error = false;  // divergent barrier and the like
+static bool g_quiet = false;
+enum Variant { V_NONE, V_WARPSYNC_TAIL, V_SHFL_KWARP32, V_SHFL_WARPSIZE };
+static Variant g_variant = V_NONE;
+
+enum FState { RUNNABLE, AT_BARRIER, AT_SHFL, DONE };
+struct Fiber {
+  ucontext_t ctx;
+  FState st;
+  int line;                         // barrier line
+  unsigned delta;                   // shuffle
+  std::vector<unsigned long long> in, out;  // shuffle words
+};
+static std::vector<Fiber> g_f;
+static std::vector<std::vector<char>> g_stacks;
+static ucontext_t g_sched_ctx;
+static unsigned g_cur;  // current fiber's thread index
+static const std::function<void()>* g_body;
+
+static unsigned rs_emu_tid() { return g_fibers ? g_cur : tl_tid; }
+
+static void rs_emu_yield(FState s) {
+  g_f[g_cur].st = s;
+  swapcontext(&g_f[g_cur].ctx, &g_sched_ctx);
+}
+
+static void rs_emu_sync(int line) {
+  g_sync_lines.insert(line);
+  if (line == g_drop_line) return;
+  if (!g_fibers) {
+    g_bar->arrive_and_wait();
+    return;
+  }
+  g_f[g_cur].line = line;
+  rs_emu_yield(AT_BARRIER);
+}
+
+// __shfl_down over `words` 64-bit words (fibers only): returns lane (tid % W) + delta's
+// words, or the caller's own when that lane is outside the warp or the block.
+static void rs_emu_shfl_down(unsigned long long* w, int words, unsigned delta) {
+  Fiber& f = g_f[g_cur];
+  f.in.assign(w, w + words);
+  f.delta = delta;
+  rs_emu_yield(AT_SHFL);
+  std::memcpy(w, g_f[g_cur].out.data(), words * sizeof(unsigned long long));
+}
+
 #define RS_HOST_SHIM 1
 #define RS_KERNEL extern "C"
 #define RS_DEV static inline
-#define RS_TID (tl_tid)
+#define RS_TID (rs_emu_tid())
 #define RS_BID ((unsigned long long)g_bid)
 #define RS_BDIM (g_bdim)
 #define RS_GDIM ((unsigned long long)g_gdim)
-#define RS_SYNC() g_bar->arrive_and_wait()
+#define RS_SYNC() rs_emu_sync(__LINE__)
 #define RS_FENCE() std::atomic_thread_fence(std::memory_order_seq_cst)
 #define RS_ATOMIC_ADD_U32(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
 #define RS_DYN_SHARED(name) unsigned char* name = g_smem
 #include "../../kernels/portable.h"
 #include "../../kernels/reprosum.cu"
+
+// ---- variants of the block reduction -------------------------------------------------
+//
+// The kernels' calls `rs_block_reduce(a, S)` are dependent calls, resolved where the kernel
+// bodies are instantiated (in this file, below): these non-template overloads win over the
+// template, and route to rs_emu_block_reduce, which runs the kernel text's own
+// rs_block_reduce unless a variant is selected.
+//   warpsync-tail: the classic warp-synchronous tail: no barrier after the steps with
+//     s <= 32 (only threads < 32, "one warp", are active), relying on implicit lockstep.
+//     Broken under any model without implicit warp synchronisation (CUDA since Volta; any
+//     compiler that reorders the shared-memory accesses): must fail at both widths.
+//   shfl-kwarp32: a shuffle reduction within each warp with `kWarp = 32` hard-coded in the
+//     shuffle tree, while lanes and warps come from the run-time warp size (the seed's
+//     mistake 1): right at wave32, loses lanes 32..63 at wave64: must fail at 64 only.
+//   shfl-warpsize: the same with the run-time warp size throughout (the control): must
+//     pass at both widths, showing that the warp model itself is right.
+
+template <typename T, int K>
+static void rs_emu_shfl_state(RsAcc<T, K>& o, const RsAcc<T, K>& a, unsigned delta) {
+  unsigned long long w[2 * K + 1];
+  for (int j = 0; j < K; ++j) {
+    w[j] = (unsigned long long)rs_bits(a.p[j]);
+    w[K + j] = (unsigned long long)rs_bits(a.c[j]);
+  }
+  w[2 * K] = a.flags;
+  rs_emu_shfl_down(w, 2 * K + 1, delta);
+  typedef typename RsF<T>::U U;
+  for (int j = 0; j < K; ++j) {
+    o.p[j] = rs_from_bits((U)w[j]);
+    o.c[j] = rs_from_bits((U)w[K + j]);
+  }
+  o.flags = (rs_u32)w[2 * K];
+  o.pending = 0;
+}
+
+template <typename T, int K>
+static void rs_emu_block_reduce(RsAcc<T, K>& a, T* S) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  if (g_variant == V_NONE) {
+    rs_block_reduce<T, K>(a, S);
+    return;
+  }
+  if (g_variant == V_WARPSYNC_TAIL) {
+    unsigned p2 = 1;
+    while (p2 < B) p2 <<= 1;
+    rs_renorm(a);
+    a.pending = 0;
+    rs_store(S, tid, B, a);
+    RS_SYNC();
+    for (unsigned s = p2 >> 1; s > 0; s >>= 1) {
+      if (tid < s && tid + s < B) {
+        RsAcc<T, K> o;
+        rs_load(S, tid + s, B, o);
+        rs_merge_renormed(a, o);
+        rs_store(S, tid, B, a);
+      }
+      if (s > 32) RS_SYNC();
+    }
+    RS_SYNC();
+    return;
+  }
+  // Shuffle variants.
+  const unsigned W = g_warp;
+  const unsigned kw = g_variant == V_SHFL_KWARP32 ? 32u : W;
+  const unsigned lane = tid % W, warp = tid / W, nw = (B + W - 1) / W;
+  rs_renorm(a);
+  a.pending = 0;
+  for (unsigned off = kw / 2; off > 0; off >>= 1) {
+    RsAcc<T, K> o;
+    rs_emu_shfl_state(o, a, off);
+    if (lane + off < kw && tid + off < B) rs_merge_renormed(a, o);
+  }
+  if (lane == 0) rs_store(S, warp, nw, a);
+  RS_SYNC();
+  if (tid == 0) {
+    for (unsigned w = 1; w < nw; ++w) {
+      RsAcc<T, K> o;
+      rs_load(S, w, nw, o);
+      rs_merge_renormed(a, o);
+    }
+  }
+  RS_SYNC();
+}
+
+#define RS_EMU_OVERLOAD(T, K) \
+  static inline void rs_block_reduce(RsAcc<T, K>& a, T* S) { rs_emu_block_reduce<T, K>(a, S); }
+RS_EMU_OVERLOAD(double, 2)
+RS_EMU_OVERLOAD(double, 3)
+RS_EMU_OVERLOAD(double, 4)
+RS_EMU_OVERLOAD(double, 5)
+RS_EMU_OVERLOAD(double, 6)
+RS_EMU_OVERLOAD(double, 7)
+RS_EMU_OVERLOAD(double, 8)
+RS_EMU_OVERLOAD(float, 2)
+RS_EMU_OVERLOAD(float, 3)
+RS_EMU_OVERLOAD(float, 4)
+RS_EMU_OVERLOAD(float, 5)
+RS_EMU_OVERLOAD(float, 6)
+RS_EMU_OVERLOAD(float, 7)
+RS_EMU_OVERLOAD(float, 8)
+
+// ---- launches --------------------------------------------------------------------------
+
+static void fiber_entry() {
+  (*g_body)();
+  g_f[g_cur].st = DONE;
+  swapcontext(&g_f[g_cur].ctx, &g_sched_ctx);
+}
+
+static unsigned long long rng() {
+  g_rng ^= g_rng << 13;
+  g_rng ^= g_rng >> 7;
+  g_rng ^= g_rng << 17;
+  return g_rng;
+}
+
+// Runs one block on fibers; false on an engine error (divergent barrier).
+static bool run_block_fibers(unsigned block, const std::function<void()>& body) {
+  const size_t stack = 64 * 1024;
+  if (g_stacks.size() < block) g_stacks.resize(block);
+  g_f.assign(block, Fiber());
+  g_body = &body;
+  for (unsigned t = 0; t < block; ++t) {
+    if (g_stacks[t].empty()) g_stacks[t].resize(stack);
+    getcontext(&g_f[t].ctx);
+    g_f[t].ctx.uc_stack.ss_sp = g_stacks[t].data();
+    g_f[t].ctx.uc_stack.ss_size = stack;
+    g_f[t].ctx.uc_link = nullptr;
+    makecontext(&g_f[t].ctx, fiber_entry, 0);
+    g_f[t].st = RUNNABLE;
+  }
+  std::vector<unsigned> order(block);
+  for (;;) {
+    for (unsigned i = 0; i < block; ++i) order[i] = g_sched == 1 ? block - 1 - i : i;
+    if (g_sched == 2)
+      for (unsigned i = block; i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+    for (unsigned t : order) {
+      if (g_f[t].st != RUNNABLE) continue;
+      g_cur = t;
+      swapcontext(&g_sched_ctx, &g_f[t].ctx);
+    }
+    // Warp operations: a warp whose live lanes all wait at a shuffle exchanges.
+    bool progressed = false;
+    for (unsigned w0 = 0; w0 < block; w0 += g_warp) {
+      const unsigned w1 = w0 + g_warp < block ? w0 + g_warp : block;
+      bool any = false, all = true;
+      for (unsigned t = w0; t < w1; ++t) {
+        if (g_f[t].st == AT_SHFL) any = true;
+        else if (g_f[t].st != DONE) all = false;
+      }
+      if (!any) continue;
+      if (!all) continue;  // the other lanes have not arrived yet (they wait at a barrier: error below)
+      for (unsigned t = w0; t < w1; ++t) {
+        if (g_f[t].st != AT_SHFL) continue;
+        const unsigned src = t + g_f[t].delta;
+        const bool ok = (t - w0) + g_f[t].delta < g_warp && src < w1 && g_f[src].st == AT_SHFL;
+        g_f[t].out = ok ? g_f[src].in : g_f[t].in;
+      }
+      for (unsigned t = w0; t < w1; ++t)
+        if (g_f[t].st == AT_SHFL) g_f[t].st = RUNNABLE;
+      progressed = true;
+    }
+    if (progressed) continue;
+    unsigned done = 0, bar = 0, other = 0;
+    std::set<int> lines;
+    for (auto& f : g_f) {
+      if (f.st == DONE) ++done;
+      else if (f.st == AT_BARRIER) { ++bar; lines.insert(f.line); }
+      else ++other;
+    }
+    if (done == block) return true;
+    if (bar == block && lines.size() == 1) {
+      for (auto& f : g_f) f.st = RUNNABLE;
+      continue;
+    }
+    if (!g_quiet) printf("ENGINE ERROR block %u of %u threads: %u finished, %u at barriers (lines", g_bid, block, done, bar);
+    if (!g_quiet) for (int l : lines) printf(" %d", l);
+    if (!g_quiet) printf("), %u at warp operations: a barrier not reached by every thread\n", other);
+    return false;
+  }
+}
 
 static void launch(unsigned grid, unsigned block, size_t smem, const std::function<void()>& body) {
   std::vector<unsigned char> sm(smem + 64);
@@ -40,6 +299,14 @@ static void launch(unsigned grid, unsigned block, size_t smem, const std::functi
   g_bdim = block;
   for (unsigned b = 0; b < grid; ++b) {
     g_bid = b;
+    std::memset(sm.data(), 0xA5, sm.size());  // unwritten shared memory reads as garbage
+    if (g_fibers) {
+      if (!run_block_fibers(block, body)) {
+        g_engine_error = true;
+        return;
+      }
+      continue;
+    }
     std::barrier<> bar(block);
     g_bar = &bar;
     std::vector<std::thread> ts;
@@ -63,6 +330,8 @@ static void scan_states(T* states, unsigned long long n, unsigned g) {
 
 struct Case { std::string name, dtype; int fold; std::vector<unsigned long long> in, cum; unsigned long long sum; bool gen = false; };
 
+
+
 template <typename T, int K>
 static bool run_t(const Case& c, unsigned block, unsigned grid) {
   typedef typename RsF<T>::U U;
@@ -72,29 +341,33 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
   unsigned long long n = c.in.size();
   const int slots = 2 * K + 1;
   std::vector<T> states(grid * slots), result(slots + 1);
+  for (auto& r : result) r = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
   unsigned counter = 0;
+  g_engine_error = false;
   launch(grid, block, 16 + slots * block * sizeof(T), [&] { rs_sum_body<T, K>(xp, n, states.data(), &counter, result.data()); });
-  bool ok = true;
+  bool ok = !g_engine_error;
   if ((unsigned long long)rs_bits(result[2 * K + 1]) != c.sum) {
-    printf("FAIL sum %s block %u grid %u: got %llx want %llx\n", c.name.c_str(), block, grid, (unsigned long long)rs_bits(result[2 * K + 1]), c.sum);
+    if (!g_quiet) printf("FAIL sum %s block %u grid %u: got %llx want %llx\n", c.name.c_str(), block, grid, (unsigned long long)rs_bits(result[2 * K + 1]), c.sum);
     ok = false;
   }
-  if (counter != 0) { printf("FAIL counter not reset\n"); ok = false; }
+  if (counter != 0) { if (!g_quiet) printf("FAIL counter not reset\n"); ok = false; }
   if (!c.cum.empty() && n > 0) {
     const unsigned E = RS_TILE_E;
     unsigned long long tile = (unsigned long long)block * E, ntiles = (n + tile - 1) / tile;
     std::vector<T> tiles(ntiles * slots), out(n);
     for (auto& o : out) o = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
     const T* pre = nullptr;
+    g_engine_error = false;
     if (ntiles > 1) {
       launch(ntiles, block, 16 + slots * block * sizeof(T), [&] { rs_tile_reduce_body<T, K, E>(xp, n, tiles.data()); });
       scan_states<T, K>(tiles.data(), ntiles, 4);  // groups of 4: several levels
       pre = tiles.data();
     }
     launch(ntiles, block, 16 + slots * (block + RS_RAKE) * sizeof(T) + (tile + block) * sizeof(T), [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre); });
+    if (g_engine_error) ok = false;
     for (size_t i = 0; i < n; ++i)
       if ((unsigned long long)rs_bits(out[i]) != c.cum[i]) {
-        printf("FAIL cumsum %s block %u at %zu: got %llx want %llx\n", c.name.c_str(), block, i, (unsigned long long)rs_bits(out[i]), c.cum[i]);
+        if (!g_quiet) printf("FAIL cumsum %s block %u at %zu: got %llx want %llx\n", c.name.c_str(), block, i, (unsigned long long)rs_bits(out[i]), c.cum[i]);
         ok = false;
         break;
       }
@@ -116,14 +389,12 @@ static int run_fold(const Case& c, unsigned block, unsigned grid) {
   return -1;
 }
 
-int main(int argc, char** argv) {
-  std::ifstream f(argv[1]);
-  std::vector<unsigned> blocks;
-  for (int i = 2; i < argc; ++i) blocks.push_back((unsigned)atoi(argv[i]));
-  if (blocks.empty()) blocks = {1, 3, 32, 64};
+static std::vector<Case> read_cases(const char* path) {
+  std::ifstream f(path);
+  if (!f) { fprintf(stderr, "emu: cannot read %s\n", path); exit(2); }
+  std::vector<Case> out;
   std::string line;
   Case c;
-  int pass = 0, fail = 0, skip = 0;
   while (std::getline(f, line)) {
     std::istringstream ss(line);
     std::string w;
@@ -134,15 +405,92 @@ int main(int argc, char** argv) {
     else if (w == "gen") c.gen = true;
     else if (w == "sum") { std::string h; ss >> h; c.sum = std::stoull(h, nullptr, 16); }
     else if (w == "cumsum") { std::string h; while (ss >> h) c.cum.push_back(std::stoull(h, nullptr, 16)); }
-    else if (w == "end") {
-      if (c.gen || c.fold > 8 || c.in.size() > 200000) { ++skip; continue; }
-      for (unsigned b : blocks)
-        for (unsigned g : {1u, 3u}) {
-          int r = c.dtype == "f64" ? run_fold<double>(c, b, g) : run_fold<float>(c, b, g);
-          if (r > 0) ++pass; else ++fail;
-        }
-    }
+    else if (w == "end") out.push_back(c);
   }
-  printf("emu: %d passed, %d failed, %d cases skipped (generated, fold > 8 or long)\n", pass, fail, skip);
+  return out;
+}
+
+// Runs every usable case at every block size, grids 1 and 3; returns (passed, failed, skipped).
+static void run_all(const std::vector<Case>& cs, const std::vector<unsigned>& blocks, int& pass, int& fail, int& skip) {
+  pass = fail = skip = 0;
+  for (const Case& c : cs) {
+    if (c.gen || c.fold > 8 || c.in.size() > 200000) { ++skip; continue; }
+    for (unsigned b : blocks)
+      for (unsigned g : {1u, 3u}) {
+        int r = c.dtype == "f64" ? run_fold<double>(c, b, g) : run_fold<float>(c, b, g);
+        if (r > 0) ++pass; else ++fail;
+      }
+  }
+}
+
+int main(int argc, char** argv) {
+  bool mutate = false, expect_fail = false;
+  std::set<int> allowed;  // barriers whose removal no current caller can observe
+  int a = 1;
+  for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; ++a) {
+    std::string o = argv[a];
+    auto val = [&]() -> std::string { if (a + 1 >= argc) { fprintf(stderr, "emu: %s needs a value\n", o.c_str()); exit(2); } return argv[++a]; };
+    if (o == "--warp") { g_fibers = true; g_warp = (unsigned)atoi(val().c_str()); }
+    else if (o == "--sched") { std::string s = val(); g_sched = s == "desc" ? 1 : s == "rand" ? 2 : 0; }
+    else if (o == "--variant") {
+      std::string v = val();
+      g_variant = v == "warpsync-tail" ? V_WARPSYNC_TAIL : v == "shfl-kwarp32" ? V_SHFL_KWARP32 : v == "shfl-warpsize" ? V_SHFL_WARPSIZE : V_NONE;
+      if (g_variant == V_NONE && v != "none") { fprintf(stderr, "emu: unknown variant %s\n", v.c_str()); return 2; }
+    }
+    else if (o == "--drop-sync") g_drop_line = atoi(val().c_str());
+    else if (o == "--mutate-syncs") mutate = true;
+    else if (o == "--allow-undetected") allowed.insert(atoi(val().c_str()));
+    else if (o == "--expect-fail") expect_fail = true;
+    else { fprintf(stderr, "emu: unknown option %s\n", o.c_str()); return 2; }
+  }
+  if (a >= argc) { fprintf(stderr, "usage: emu [options] VECTORS [block ...]\n"); return 2; }
+  if ((g_variant != V_NONE || mutate || g_drop_line >= 0) && !g_fibers) { fprintf(stderr, "emu: variants need the fiber engine (--warp W)\n"); return 2; }
+  if (g_fibers && g_warp != 32 && g_warp != 64) { fprintf(stderr, "emu: warp width 32 or 64\n"); return 2; }
+  std::vector<Case> cs = read_cases(argv[a]);
+  std::vector<unsigned> blocks;
+  for (int i = a + 1; i < argc; ++i) blocks.push_back((unsigned)atoi(argv[i]));
+  if (blocks.empty()) blocks = {1, 3, 32, 64};
+  const char* sched = g_sched == 1 ? "desc" : g_sched == 2 ? "rand" : "asc";
+  int pass, fail, skip;
+  if (mutate) {
+    // Every barrier the kernels reach, removed in turn: each removal must make at least one
+    // check fail (or the engine report a divergent barrier).
+    g_quiet = true;
+    run_all(cs, blocks, pass, fail, skip);
+    if (fail) { printf("emu: the unmodified kernels fail (%d)\n", fail); return 1; }
+    std::set<int> lines = g_sync_lines;
+    int undetected = 0;
+    const char* names[3] = {"asc", "desc", "rand"};
+    for (int l : lines) {
+      g_drop_line = l;
+      int caught = -1;
+      // A race shows only in some orders (a writer scheduled before its reader hides a
+      // missing barrier): ascending, descending, then a random order.
+      for (int sc = 0; sc < 3 && caught < 0; ++sc) {
+        g_sched = sc;
+        run_all(cs, blocks, pass, fail, skip);
+        if (fail) caught = sc;
+      }
+      if (caught >= 0)
+        printf("emu: barrier at reprosum.cu:%d removed: %d of %d checks fail (order %s)\n", l, fail, pass + fail, names[caught]);
+      else if (allowed.count(l))
+        printf("emu: barrier at reprosum.cu:%d removed: no check fails (allowed: no current caller reuses the memory it guards)\n", l);
+      else
+        printf("emu: barrier at reprosum.cu:%d removed: no check fails in any order  <-- NOT DETECTED\n", l);
+      if (caught < 0 && !allowed.count(l)) ++undetected;
+    }
+    printf("emu: --mutate-syncs wave%u: %zu barriers, %d removals not detected\n", g_warp, lines.size(), undetected);
+    return undetected ? 1 : 0;
+  }
+  run_all(cs, blocks, pass, fail, skip);
+  if (g_fibers)
+    printf("emu: fibers wave%u sched %s variant %d drop-sync %d: %d passed, %d failed, %d cases skipped (generated, fold > 8 or long)\n",
+           g_warp, sched, (int)g_variant, g_drop_line, pass, fail, skip);
+  else
+    printf("emu: %d passed, %d failed, %d cases skipped (generated, fold > 8 or long)\n", pass, fail, skip);
+  if (expect_fail) {
+    printf("emu: expected failure: %s\n", fail ? "yes (the broken variant was caught)" : "NO, the broken variant passed");
+    return fail ? 0 : 1;
+  }
   return fail ? 1 : 0;
 }

@@ -1,0 +1,302 @@
+//! The HIP back end's tests. Host-side tests run everywhere (the embedded bundle, the
+//! "no runtime" and "no device" paths, argument errors); the device tests print a skip
+//! reason and pass when there is no HIP runtime or no AMD GPU (CI, and every machine this
+//! was written on), and on a GPU compare every result with the core by bits.
+#![cfg(feature = "hip")]
+
+mod hip_common;
+
+use hip_common::*;
+use reprosum_gpu::hip::{self, Launch};
+use reprosum_gpu::{check_fold, GpuError};
+
+/// The entries of a clang offload bundle: (id, bytes).
+fn bundle_entries(b: &[u8]) -> Vec<(String, &[u8])> {
+    assert_eq!(&b[..24], b"__CLANG_OFFLOAD_BUNDLE__");
+    let rd = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as usize;
+    let n = rd(24);
+    let mut at = 32;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let (off, size, idlen) = (rd(at), rd(at + 8), rd(at + 16));
+        let id = String::from_utf8(b[at + 24..at + 24 + idlen].to_vec()).unwrap();
+        out.push((id, &b[off..off + size]));
+        at += 24 + idlen;
+    }
+    out
+}
+
+/// Every value following `key` in a code object's metadata (msgpack positive fixint or
+/// uint8/uint16), for `.wavefront_size` and the like.
+fn metadata_ints(elf: &[u8], key: &[u8]) -> Vec<u32> {
+    let mut v = Vec::new();
+    let mut i = 0;
+    while let Some(p) = elf[i..].windows(key.len()).position(|w| w == key) {
+        let at = i + p + key.len();
+        match elf[at] {
+            x @ 0..=0x7f => v.push(x as u32),
+            0xcc => v.push(elf[at + 1] as u32),
+            0xcd => v.push(u16::from_be_bytes([elf[at + 1], elf[at + 2]]) as u32),
+            _ => {}
+        }
+        i = at;
+    }
+    v
+}
+
+#[test]
+fn bundle_holds_one_code_object_per_target_with_its_wave_width() {
+    let entries = bundle_entries(hip::bundle());
+    let ids: Vec<&str> = entries.iter().map(|(id, _)| id.as_str()).collect();
+    let mut want = vec!["host-x86_64-unknown-linux".to_string()];
+    want.extend(
+        hip::TARGETS
+            .iter()
+            .map(|t| format!("hipv4-amdgcn-amd-amdhsa--{t}")),
+    );
+    assert_eq!(ids, want);
+    for (id, elf) in &entries[1..] {
+        let target = id.rsplit("--").next().unwrap();
+        // ELF64, little-endian, EM_AMDGPU (224), OS/ABI AMDGPU_HSA (64), ABI version 2
+        // (code object v4).
+        assert_eq!(&elf[..4], b"\x7fELF", "{id}");
+        assert_eq!((elf[4], elf[5], elf[7], elf[8]), (2, 1, 64, 2), "{id}");
+        assert_eq!(u16::from_le_bytes([elf[18], elf[19]]), 224, "{id}");
+        // e_flags: EF_AMDGPU_MACH of the target in the low byte.
+        let mach = u32::from_le_bytes(elf[48..52].try_into().unwrap()) & 0xff;
+        let want_mach = match target {
+            "gfx906" => 0x2f,
+            "gfx908" => 0x30,
+            "gfx90a" => 0x3f,
+            "gfx1030" => 0x36,
+            t => panic!("unexpected target {t}"),
+        };
+        assert_eq!(mach, want_mach, "{id}");
+        // Every kernel's metadata records the wavefront width it was compiled for: 64 on
+        // GCN/CDNA, 32 on RDNA (HIP's default there).
+        let waves = metadata_ints(elf, b".wavefront_size");
+        let want_wave = if target.starts_with("gfx10") { 32 } else { 64 };
+        assert_eq!(waves.len(), 71, "{id}: 70 kernels and the probe");
+        assert!(waves.iter().all(|&w| w == want_wave), "{id}: {waves:?}");
+        // No kernel uses scratch for more than spills, and every kernel takes 1024
+        // threads (the kernels are correct for any block size up to that).
+        let flat = metadata_ints(elf, b".max_flat_workgroup_size");
+        assert!(
+            flat.len() == 71 && flat.iter().all(|&f| f == 1024),
+            "{id}: {flat:?}"
+        );
+        println!("{target}: {} bytes, 71 kernels, wave{want_wave}", elf.len());
+    }
+}
+
+#[test]
+fn folds_outside_2_to_8_are_errors() {
+    for k in [0, 1, 9, 21, 52] {
+        assert_eq!(check_fold(k), Err(GpuError::UnsupportedFold(k)));
+    }
+}
+
+#[test]
+fn probe_expectations_are_the_ieee_results() {
+    let (in64, in32, w64, w32) = hip::probe_cases();
+    assert_eq!((in64.len(), in32.len(), w64.len(), w32.len()), (28, 24, 12, 16));
+    // Subnormal results are kept, ties go to even, signed zeros are exact.
+    assert_eq!(w64[0], 2);
+    assert_eq!(w64[2], 0x3FF0_0000_0000_0000);
+    assert_eq!(w64[3], 0x3FF0_0000_0000_0002);
+    assert_eq!(w64[4], 0x8000_0000_0000_0000);
+    assert_eq!(w64[11], 1);
+    assert_eq!(w32[8], 0x0040_0000);
+    assert_eq!(w32[14], 1);
+}
+
+#[test]
+fn a_missing_runtime_is_an_error_value() {
+    let r = hip::try_load(&[
+        "libreprosum-no-such-hip-runtime.so",
+        "/nonexistent/libamdhip64.so.9",
+    ]);
+    assert_eq!(r, Err(GpuError::NoHipRuntime));
+    println!("missing runtime: {}", GpuError::NoHipRuntime);
+}
+
+#[test]
+fn no_runtime_or_device_is_an_error_value() {
+    // Must return (Ok on an AMD GPU machine, an error elsewhere), never panic.
+    match hip::runtime_version() {
+        Ok((lib, v)) => println!("HIP runtime: {lib}, version {v}"),
+        Err(e) => println!("SKIP HIP runtime: {e}"),
+    }
+    match hip::device(0) {
+        Ok(d) => println!(
+            "device 0: {} ({}, wave{}, {} CUs)",
+            d.name(),
+            d.arch(),
+            d.warp_size(),
+            d.cu_count()
+        ),
+        Err(e) => {
+            assert!(
+                matches!(e, GpuError::NoHipRuntime | GpuError::NoHipDevice { .. }),
+                "{e}"
+            );
+            println!("SKIP device work: {e}");
+        }
+    }
+    let xs = [1.0f64, 2.0, 3.0];
+    // SAFETY: xs is a live host slice of 3 values; the default stream.
+    let r = unsafe { hip::sum_ptr(xs.as_ptr(), xs.len(), 3, std::ptr::null_mut()) };
+    match r {
+        Ok(v) => assert_eq!(v.to_bits(), 6.0f64.to_bits()),
+        Err(e) => {
+            assert!(
+                matches!(e, GpuError::NoHipRuntime | GpuError::NoHipDevice { .. }),
+                "{e}"
+            );
+            println!("SKIP sum_ptr on a device: {e}");
+        }
+    }
+    let mut out = [f64::from_bits(0xA5A5_A5A5_A5A5_A5A5); 3];
+    // SAFETY: two host slices of 3 values.
+    let r = unsafe { hip::cumsum_ptr(xs.as_ptr(), out.as_mut_ptr(), 3, 3, std::ptr::null_mut()) };
+    match r {
+        Ok(()) => assert_eq!(out.map(f64::to_bits), [1.0f64, 3.0, 6.0].map(f64::to_bits)),
+        Err(e) => {
+            assert!(
+                matches!(e, GpuError::NoHipRuntime | GpuError::NoHipDevice { .. }),
+                "{e}"
+            );
+            // Untouched on error.
+            assert!(out.iter().all(|v| v.to_bits() == 0xA5A5_A5A5_A5A5_A5A5));
+        }
+    }
+    // Partly overlapping input and output are refused before any device work.
+    let mut buf = [1.0f64; 8];
+    let p = buf.as_mut_ptr();
+    // SAFETY: both ranges lie inside buf; the call refuses them before reading.
+    let r = unsafe { hip::cumsum_ptr(p, p.wrapping_add(1), 4, 3, std::ptr::null_mut()) };
+    assert!(matches!(r, Err(GpuError::InvalidPointer(_))), "{r:?}");
+    // Fold errors come before any device work.
+    // SAFETY: as above.
+    let r = unsafe { hip::sum_ptr(xs.as_ptr(), xs.len(), 9, std::ptr::null_mut()) };
+    assert_eq!(r, Err(GpuError::UnsupportedFold(9)));
+}
+
+#[test]
+fn known_answers_on_the_device() {
+    let Some(dev) = device_or_skip("known answers on the device") else {
+        return;
+    };
+    let mut t = Tally::default();
+    run_vectors(
+        &dev,
+        reprosum_testkit::KNOWN_ANSWERS,
+        &mut t,
+        &[Launch::default()],
+    );
+    println!("known answers: {} checks passed, {} failed", t.pass, t.fail);
+    assert_eq!(t.fail, 0);
+}
+
+#[test]
+fn core_vectors_on_the_device() {
+    let Some(dev) = device_or_skip("core vectors on the device") else {
+        return;
+    };
+    let mut t = Tally::default();
+    run_vectors(
+        &dev,
+        reprosum_testkit::CORE_VECTORS,
+        &mut t,
+        &[
+            Launch::default(),
+            Launch {
+                block: Some(64),
+                grid: None,
+            },
+        ],
+    );
+    println!("core vectors: {} checks passed, {} failed", t.pass, t.fail);
+    assert_eq!(t.fail, 0);
+}
+
+#[test]
+fn device_accumulator_merges_with_cpu_accumulators() {
+    let Some(dev) = device_or_skip("merge with CPU accumulators") else {
+        return;
+    };
+    let a: Vec<f64> = (0..10_000).map(|i| (i as f64).sin() * 1e10).collect();
+    let b: Vec<f64> = (0..777).map(|i| (i as f64).cos() * 1e-5).collect();
+    let mut t = Tally::default();
+    for fold in 2..=8 {
+        merge_check(&dev, &a, &b, fold, &mut t);
+        let fa: Vec<f32> = a.iter().map(|&x| x as f32).collect();
+        let fb: Vec<f32> = b.iter().map(|&x| x as f32).collect();
+        merge_check(&dev, &fa, &fb, fold, &mut t);
+    }
+    assert_eq!(t.fail, 0);
+}
+
+#[test]
+fn pointer_entry_points_on_the_device() {
+    let Some(dev) = device_or_skip("pointer entry points on the device") else {
+        return;
+    };
+    let xs: Vec<f64> = (0..100_003).map(|i| ((i as f64) * 0.37).sin() * 1e6).collect();
+    let want = reprosum::sum(&xs).unwrap();
+    let mut want_c = vec![0.0f64; xs.len()];
+    reprosum::cumsum(&xs, &mut want_c).unwrap();
+    let buf = hip::DeviceBuffer::from_host(&dev, &xs).unwrap();
+    assert_eq!(
+        hip::memory_of(buf.device_ptr() as *const _).unwrap(),
+        hip::Memory::Device(0)
+    );
+    assert_eq!(
+        hip::memory_of(xs.as_ptr() as *const _).unwrap(),
+        hip::Memory::Host
+    );
+    // SAFETY: a device buffer of xs.len() values; a host slice; the default stream.
+    let (d, h) = unsafe {
+        (
+            hip::sum_ptr(buf.device_ptr() as *const f64, xs.len(), 3, std::ptr::null_mut()).unwrap(),
+            hip::sum_ptr(xs.as_ptr(), xs.len(), 3, std::ptr::null_mut()).unwrap(),
+        )
+    };
+    assert_eq!(d.to_bits(), want.to_bits());
+    assert_eq!(h.to_bits(), want.to_bits());
+    // Device to device (poisoned output), host to host, and in place on the device.
+    let mut out = hip::DeviceBuffer::<f64>::alloc(&dev, xs.len()).unwrap();
+    out.fill_bytes(0xA5).unwrap();
+    let mut hout = vec![f64::from_bits(0xA5A5_A5A5_A5A5_A5A5); xs.len()];
+    let inplace = hip::DeviceBuffer::from_host(&dev, &xs).unwrap();
+    // SAFETY: buffers of xs.len() values each.
+    unsafe {
+        hip::cumsum_ptr(
+            buf.device_ptr() as *const f64,
+            out.device_ptr() as *mut f64,
+            xs.len(),
+            3,
+            std::ptr::null_mut(),
+        )
+        .unwrap();
+        hip::cumsum_ptr(xs.as_ptr(), hout.as_mut_ptr(), xs.len(), 3, std::ptr::null_mut()).unwrap();
+        let p = inplace.device_ptr() as *mut f64;
+        hip::cumsum_ptr(p, p, xs.len(), 3, std::ptr::null_mut()).unwrap();
+    }
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&out.to_host().unwrap()), bits(&want_c));
+    assert_eq!(bits(&hout), bits(&want_c));
+    assert_eq!(bits(&inplace.to_host().unwrap()), bits(&want_c));
+    // Host input with device output: refused, output untouched.
+    // SAFETY: as above.
+    let r = unsafe {
+        hip::cumsum_ptr(
+            xs.as_ptr(),
+            out.device_ptr() as *mut f64,
+            xs.len(),
+            3,
+            std::ptr::null_mut(),
+        )
+    };
+    assert!(matches!(r, Err(GpuError::InvalidPointer(_))), "{r:?}");
+}
