@@ -12,6 +12,20 @@
 //! Prints one line per group and `EVIDENCE PASS`/`EVIDENCE FAIL` last; exit status 1 on any
 //! failure, 2 when there is no device.
 
+/// The back end the shared checks run on.
+mod backend {
+    pub use reprosum_gpu::cuda::*;
+    use reprosum_gpu::GpuError;
+    /// The largest block of the launch checks.
+    pub const BIG_BLOCK: u32 = 512;
+    /// Why the device checks skip.
+    pub const NEEDS: &str = "GPU checks need an NVIDIA driver and device";
+    /// Whether an error means there is no driver or device.
+    pub fn absent(e: &GpuError) -> bool {
+        matches!(e, GpuError::NoDriver | GpuError::NoDevice { .. })
+    }
+}
+
 #[path = "../tests/gpu_common/mod.rs"]
 mod gpu_common;
 

@@ -3,6 +3,21 @@
 //! every result with the core by bits.
 #![cfg(feature = "cuda")]
 
+/// The back end the shared checks run on.
+mod backend {
+    pub use reprosum_gpu::cuda::*;
+    use reprosum_gpu::GpuError;
+    /// The largest block of the launch checks.
+    pub const BIG_BLOCK: u32 = 512;
+    /// Why the device tests skip.
+    pub const NEEDS: &str = "GPU tests need an NVIDIA driver and device";
+    /// Whether an error means there is no driver, runtime or device.
+    pub fn absent(e: &GpuError) -> bool {
+        matches!(e, GpuError::NoDriver | GpuError::NoDevice { .. })
+    }
+}
+
+#[path = "gpu_common/mod.rs"]
 mod gpu_common;
 
 use gpu_common::*;

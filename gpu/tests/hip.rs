@@ -4,9 +4,24 @@
 //! was written on), and on a GPU compare every result with the core by bits.
 #![cfg(feature = "hip")]
 
-mod hip_common;
+/// The back end the shared checks run on.
+mod backend {
+    pub use reprosum_gpu::hip::*;
+    use reprosum_gpu::GpuError;
+    /// The largest block of the launch checks (512 threads of fold-8 f64 states would not fit 64 KiB of LDS).
+    pub const BIG_BLOCK: u32 = 128;
+    /// Why the device tests skip.
+    pub const NEEDS: &str = "HIP tests need the HIP runtime and an AMD GPU";
+    /// Whether an error means there is no driver, runtime or device.
+    pub fn absent(e: &GpuError) -> bool {
+        matches!(e, GpuError::NoHipRuntime | GpuError::NoHipDevice { .. })
+    }
+}
 
-use hip_common::*;
+#[path = "gpu_common/mod.rs"]
+mod gpu_common;
+
+use gpu_common::*;
 use reprosum_gpu::hip::{self, Launch};
 use reprosum_gpu::{check_fold, GpuError};
 

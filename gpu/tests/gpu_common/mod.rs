@@ -1,9 +1,13 @@
-//! Checks shared by the GPU test suite (`tests/cuda.rs`) and the evidence program
-//! (`examples/cuda_evidence.rs`): every result compared with the core by bits.
+//! Checks shared by the GPU test suites (`tests/cuda.rs`, `tests/hip.rs`) and the evidence
+//! program (`examples/cuda_evidence.rs`): every result compared with the core by bits.
+//!
+//! The file that includes this module names its back end in a sibling module `backend`:
+//! `pub use reprosum_gpu::cuda::*;` (or `hip`), `BIG_BLOCK` (the largest block the launch
+//! checks use) and `absent(&GpuError)` (whether an error means "no driver / runtime / device").
 #![allow(dead_code)]
 
+use super::backend::{self as gpu, absent, Device, DeviceBuffer, GpuFloat, Launch, BIG_BLOCK, NEEDS};
 use reprosum_core::DynAccumulator;
-use reprosum_gpu::cuda::{self, Device, DeviceBuffer, GpuFloat, Launch};
 use reprosum_gpu::GpuError;
 use reprosum_testkit::{cases, Case};
 
@@ -49,7 +53,7 @@ pub fn launches(dev: &Device) -> Vec<Launch> {
             grid: Some(2),
         },
         Launch {
-            block: Some(512),
+            block: Some(BIG_BLOCK),
             grid: None,
         },
     ]
@@ -189,10 +193,10 @@ pub fn merge_check<T: GpuFloat>(dev: &Device, a: &[T], b: &[T], fold: usize, t: 
 
 /// Opens device 0, or says why not (no driver, no device) and returns None.
 pub fn device_or_skip(what: &str) -> Option<std::sync::Arc<Device>> {
-    match cuda::device(0) {
+    match gpu::device(0) {
         Ok(d) => Some(d),
-        Err(e @ (GpuError::NoDriver | GpuError::NoDevice { .. })) => {
-            println!("SKIP {what}: {e} (GPU tests need an NVIDIA driver and device)");
+        Err(e) if absent(&e) => {
+            println!("SKIP {what}: {e} ({NEEDS})");
             None
         }
         Err(e) => panic!("device 0 present but unusable: {e}"),
