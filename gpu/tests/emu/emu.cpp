@@ -31,6 +31,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -77,7 +78,12 @@ static void rs_emu_yield(FState s) {
 }
 
 static void rs_emu_sync(int line) {
-  g_sync_lines.insert(line);
+  {
+    // Threads mode runs every thread of a block at once: the set needs a lock.
+    static std::mutex m;
+    std::lock_guard<std::mutex> lock(m);
+    g_sync_lines.insert(line);
+  }
   if (line == g_drop_line) return;
   if (!g_fibers) {
     g_bar->arrive_and_wait();
