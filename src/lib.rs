@@ -85,6 +85,12 @@ impl Options {
     }
 }
 
+/// Below this many values a sum runs on the calling thread (tens of microseconds of work,
+/// about what waking the pool costs).
+const INLINE_SUM: usize = 1 << 17;
+/// Below this many values a cumulative sum runs on the calling thread.
+const INLINE_CUMSUM: usize = 1 << 14;
+
 /// Checks fold and length before any work, and returns an empty accumulator.
 fn prepare<T: Float>(n: usize, opts: &Options) -> Result<DynAccumulator<T>, Error> {
     let empty = DynAccumulator::new(opts.fold)?;
@@ -100,6 +106,14 @@ fn prepare<T: Float>(n: usize, opts: &Options) -> Result<DynAccumulator<T>, Erro
 /// [`Error::InvalidFold`], [`Error::CapacityExceeded`].
 pub fn accumulate<T: Float>(xs: &[T], opts: &Options) -> Result<DynAccumulator<T>, Error> {
     let empty = prepare::<T>(xs.len(), opts)?;
+    if opts.chunk_len == 0 && xs.len() < INLINE_SUM {
+        // Less work than handing it to the pool costs: on the calling thread.
+        return fpenv::with_ieee_fp(|| {
+            let mut a = empty;
+            a.add_slice(xs)?;
+            Ok(a)
+        });
+    }
     let chunk = opts.chunk_for(xs.len());
     xs.par_chunks(chunk)
         .map(|part| {
@@ -202,6 +216,9 @@ pub fn cumsum_with<T: Float>(xs: &[T], out: &mut [T], opts: &Options) -> Result<
         return Err(Error::LengthMismatch);
     }
     let empty = prepare::<T>(xs.len(), opts)?;
+    if opts.chunk_len == 0 && xs.len() < INLINE_CUMSUM {
+        return replay(xs, out, empty);
+    }
     let chunk = opts.chunk_for(xs.len());
     let prefixes = chunk_prefixes(xs, chunk, empty)?;
     out.par_chunks_mut(chunk)
@@ -229,6 +246,10 @@ pub fn cumsum_in_place<T: Float>(xs: &mut [T]) -> Result<(), Error> {
 /// [`Error::InvalidFold`], [`Error::CapacityExceeded`]; nothing is written then.
 pub fn cumsum_in_place_with<T: Float>(xs: &mut [T], opts: &Options) -> Result<(), Error> {
     let empty = prepare::<T>(xs.len(), opts)?;
+    if opts.chunk_len == 0 && xs.len() < INLINE_CUMSUM {
+        let mut acc = empty;
+        return fpenv::with_ieee_fp(|| acc.add_running_in_place(xs));
+    }
     let chunk = opts.chunk_for(xs.len());
     let prefixes = chunk_prefixes(xs, chunk, empty)?;
     xs.par_chunks_mut(chunk)
