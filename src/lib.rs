@@ -91,6 +91,13 @@ const INLINE_SUM: usize = 1 << 17;
 /// Below this many values a cumulative sum runs on the calling thread.
 const INLINE_CUMSUM: usize = 1 << 14;
 
+/// Whether a cumulative sum of `n` values runs in one pass on the calling thread: small
+/// inputs, or a pool of one thread (where the parallel form's first pass, the chunk
+/// totals, would only add a second read of the data).
+fn inline_cumsum(n: usize) -> bool {
+    n < INLINE_CUMSUM || rayon::current_num_threads() <= 1
+}
+
 /// Checks fold and length before any work, and returns an empty accumulator.
 fn prepare<T: Float>(n: usize, opts: &Options) -> Result<DynAccumulator<T>, Error> {
     let empty = DynAccumulator::new(opts.fold)?;
@@ -216,7 +223,7 @@ pub fn cumsum_with<T: Float>(xs: &[T], out: &mut [T], opts: &Options) -> Result<
         return Err(Error::LengthMismatch);
     }
     let empty = prepare::<T>(xs.len(), opts)?;
-    if opts.chunk_len == 0 && xs.len() < INLINE_CUMSUM {
+    if opts.chunk_len == 0 && inline_cumsum(xs.len()) {
         return replay(xs, out, empty);
     }
     let chunk = opts.chunk_for(xs.len());
@@ -246,7 +253,7 @@ pub fn cumsum_in_place<T: Float>(xs: &mut [T]) -> Result<(), Error> {
 /// [`Error::InvalidFold`], [`Error::CapacityExceeded`]; nothing is written then.
 pub fn cumsum_in_place_with<T: Float>(xs: &mut [T], opts: &Options) -> Result<(), Error> {
     let empty = prepare::<T>(xs.len(), opts)?;
-    if opts.chunk_len == 0 && xs.len() < INLINE_CUMSUM {
+    if opts.chunk_len == 0 && inline_cumsum(xs.len()) {
         let mut acc = empty;
         return fpenv::with_ieee_fp(|| acc.add_running_in_place(xs));
     }
@@ -256,13 +263,7 @@ pub fn cumsum_in_place_with<T: Float>(xs: &mut [T], opts: &Options) -> Result<()
         .zip(prefixes.par_iter())
         .try_for_each(|(part, start)| {
             let mut acc = *start;
-            fpenv::with_ieee_fp(|| {
-                for x in part.iter_mut() {
-                    acc.add(*x)?;
-                    *x = acc.value();
-                }
-                Ok(())
-            })
+            fpenv::with_ieee_fp(|| acc.add_running_in_place(part))
         })
 }
 
