@@ -26,6 +26,8 @@ emu="$(mktemp -d)/emu"
 g++ -std=c++20 -O1 -ffp-contract=off -pthread -Wall -Wextra -Wno-unknown-pragmas -Werror gpu/tests/emu/emu.cpp -o "$emu"
 "$emu" tests/vectors/known_answers.txt 1 3 32 33
 "$emu" tests/vectors/core_vectors.txt 7 32 100
+# Generated long inputs (many tiles): the fixed-window tile kernels and their fallbacks.
+"$emu" --random 1 tests/vectors/known_answers.txt 1 33 128
 
 echo "--- gpu: the committed fatbin is the committed kernel source"
 venv=/tmp/reprosum-cuda-venv

@@ -3,8 +3,9 @@
  * Needs a GPU, the CUDA runtime and a libreprosum built with the cuda feature:
  *
  *   cargo build --release -p reprosum-ffi --features cuda
- *   nvcc -x c -std=c11 -Iinclude -Iexamples-c examples-c/cuda_sum.c \
- *        target/release/libreprosum.a -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o cuda_sum
+ *   cc -std=c11 -Wall -Iinclude -Iexamples-c -I/usr/local/cuda/include examples-c/cuda_sum.c \
+ *      target/release/libreprosum.a -L/usr/local/cuda/lib64 -lcudart \
+ *      -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o cuda_sum
  *
  * Device pointers (used in place), host pointers (copied), streams, every fold 2..8, f32
  * and f64, cumulative sums into poisoned outputs (and in place), and the refusals

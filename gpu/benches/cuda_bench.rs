@@ -60,6 +60,16 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The cumsum's launch: the default, or `REPROSUM_BENCH_BLOCK` threads per block (tuning).
+fn cumsum_launch() -> Launch {
+    Launch {
+        block: std::env::var("REPROSUM_BENCH_BLOCK")
+            .ok()
+            .and_then(|b| b.parse().ok()),
+        grid: None,
+    }
+}
+
 fn run<T: Unit>(dev: &Device, n: usize) {
     let reps = if n >= 1_000_000_000 { 10 } else { 30 };
     let xs: Vec<T> = (0..n)
@@ -87,7 +97,7 @@ fn run<T: Unit>(dev: &Device, n: usize) {
                 n,
                 3,
                 Stream::DEFAULT,
-                &Launch::default(),
+                &cumsum_launch(),
             )
         }
         .expect("cumsum");

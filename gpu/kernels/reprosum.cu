@@ -13,12 +13,21 @@
 //                 memory, per-block states to a workspace; the last block to finish (a
 //                 counter, atomics and fences) merges them, converts, writes the result
 //                 and resets the counter. One launch for any n.
-//   rs_tile_reduce  state of each tile of blockDim * E contiguous elements.
+//   rs_tile_reduce_fixed  state of each full tile of blockDim * E contiguous elements
+//                 whose largest magnitude gives an ordinary window: exact per-slot sums of
+//                 the pieces against that window; other tiles are listed.
+//   rs_tile_reduce  state of each listed tile (or of every tile): per-thread states and a
+//                 block merge.
 //   rs_group_scan, rs_add_prefix  exclusive prefix states of the tiles, in place, in
 //                 groups of blockDim (recursively over the group totals).
-//   rs_tile_scan    each tile from its prefix: per-thread segment states, a block-wide
-//                 exclusive scan of states, then each thread replays its E elements,
-//                 writing value(prefix) after each one.
+//   rs_tile_scan_fixed  each full tile whose values leave its prefix's window unchanged:
+//                 exact per-slot sums of the pieces, a block-wide exclusive sum of them,
+//                 then each thread replays its E elements from its own running slot totals;
+//                 other tiles are listed.
+//   rs_tile_scan    each listed tile (or every tile) from its prefix: per-thread segment
+//                 states, a block-wide exclusive scan of states, then each thread replays
+//                 its E elements, writing value(prefix) after each one.
+//   Both paths give every element the bits of the one-at-a-time definition.
 //   rs_probe      arithmetic probe (subnormals, ties to even, signed zero).
 // Workspace layout of one state: K primaries, K carries, then one slot whose bits are
 // the special-value flags (bit 0 NaN, bit 1 +Inf, bit 2 -Inf).
@@ -555,6 +564,13 @@ RS_DEV void rs_block_reduce(RsAcc<T, K>& a, T* S) {
 // to the warp width).
 #define RS_RAKE 32
 
+// Threads per raking run: ceil(B / min(B, RS_RAKE)), divided by the constant only (an
+// integer division by a run-time value compiles to float multiply-adds on AMD, which the
+// HIP audit would have to tell apart from the format's arithmetic).
+RS_DEV unsigned rs_rake_seg(unsigned B) {
+  return B <= RS_RAKE ? 1u : (B + RS_RAKE - 1) / RS_RAKE;
+}
+
 // Exclusive scan of the threads' states in thread order: on return, a holds the merge of
 // the states of threads 0..tid-1 (empty for thread 0), renormalised. Raking: RS_RAKE
 // threads each merge a run of consecutive states, scan the run totals (Hillis-Steele over
@@ -565,7 +581,7 @@ RS_DEV void rs_block_exclusive_scan(RsAcc<T, K>& a, T* S) {
   const unsigned tid = RS_TID, B = RS_BDIM;
   const unsigned SB = B + RS_RAKE;  // stride of S: B thread slots, then RS_RAKE run slots
   const unsigned R = B < RS_RAKE ? B : RS_RAKE;
-  const unsigned seg = (B + R - 1) / R;
+  const unsigned seg = rs_rake_seg(B);
   rs_renorm(a);
   a.pending = 0;
   rs_store(S, tid, SB, a);
@@ -696,30 +712,6 @@ RS_DEV void rs_sum_body(const T* x, rs_u64 n, T* states, rs_u32* counter, T* res
   }
 }
 
-template <typename T, int K, int E>
-RS_DEV void rs_tile_reduce_body(const T* x, rs_u64 n, T* tiles) {
-  RS_DYN_SHARED(rs_smem);
-  T* S = reinterpret_cast<T*>(rs_smem + 16);
-  const unsigned tid = RS_TID, B = RS_BDIM;
-  const rs_u64 tile = (rs_u64)B * E;
-  const rs_u64 base = RS_BID * tile;
-  RsAcc<T, K> a;
-  rs_clear(a);
-  if (base + tile <= n) {
-    T v[E];
-#pragma unroll
-    for (int j = 0; j < E; ++j) v[j] = x[base + (rs_u64)j * B + tid];
-    rs_add_chunk(a, v);
-  } else {
-    for (int j = 0; j < E; ++j) {
-      const rs_u64 i = base + (rs_u64)j * B + tid;
-      if (i < n) rs_add_one(a, x[i]);
-    }
-  }
-  rs_block_reduce(a, S);
-  if (tid == 0) rs_store(tiles, RS_BID * (rs_u64)(2 * K + 1), 1, a);
-}
-
 // Exclusive scan of states within groups of blockDim consecutive states (block g takes
 // group g): states[i] becomes the merge of the states before it in its group, and
 // totals[g] the merge of the whole group. The host scans the totals the same way and
@@ -767,14 +759,350 @@ RS_DEV unsigned rs_pad(unsigned i) {
   return i + i / E;
 }
 
+// A conversion's f64 result in the type of the values (f32: rounded once).
+RS_DEV double rs_narrow(double y, double) { return y; }
+RS_DEV float rs_narrow(double y, float) { return rs_d2f(y); }
+
+// 1 / q for a power of two q (a normal f64 whose inverse is normal), from the exponent
+// field: no division (a division would be a sequence of FMAs on AMD).
+RS_DEV double rs_inv_pow2(double q) {
+  return rs_from_bits((rs_u64)(2046u - (unsigned)(rs_bits(q) >> 52)) << 52);
+}
+
+// Splits an exact slot total t (grid units of a slot whose carry unit is q, |t / q| < 2^51)
+// into the remainder in [0, q) and the number of whole q below it (the core's scan split).
+RS_DEV void rs_split(double t, double q, double inv_q, double& rem, double& whole) {
+  const double round = 6755399441055744.0;  // 1.5 * 2^52: adding and subtracting rounds to an integer
+  const double u = rs_mul(t, inv_q);         // exact: q is a power of two
+  double r = rs_sub(rs_add(u, round), round);
+  if (r > u) r = rs_sub(r, 1.0);  // floor
+  whole = r;
+  rem = rs_sub(t, rs_mul(r, q));
+}
+
+// The largest tile the fixed-window scan takes: a slot total of the tile's pieces plus a
+// remainder must stay exact in f64 (pieces are below 2^(W-1) grid units, remainders below
+// 2^(p-3)): f64 needs tile * 2^39 + 2^50 < 2^53; f32 totals are far inside.
+template <typename T>
+RS_DEV rs_u64 rs_fast_tile_max() {
+  return sizeof(T) == 8 ? 8192u : 1048576u;
+}
+
+// The state of tile `t` (general: any values, any tile length).
 template <typename T, int K, int E>
-RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes) {
+RS_DEV void rs_tile_reduce_one(const T* x, rs_u64 n, T* tiles, rs_u64 t) {
+  RS_DYN_SHARED(rs_smem);
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 tile = (rs_u64)B * E;
+  const rs_u64 base = t * tile;
+  RsAcc<T, K> a;
+  rs_clear(a);
+  if (base + tile <= n) {
+    T v[E];
+#pragma unroll
+    for (int j = 0; j < E; ++j) v[j] = x[base + (rs_u64)j * B + tid];
+    rs_add_chunk(a, v);
+  } else {
+    for (int j = 0; j < E; ++j) {
+      const rs_u64 i = base + (rs_u64)j * B + tid;
+      if (i < n) rs_add_one(a, x[i]);
+    }
+  }
+  rs_block_reduce(a, S);
+  if (tid == 0) rs_store(tiles, t * (rs_u64)(2 * K + 1), 1, a);
+}
+
+// The general tile state over every tile (list null) or over the tiles that
+// rs_tile_reduce_fixed_body listed (grid-stride over the list; any grid size).
+template <typename T, int K, int E>
+RS_DEV void rs_tile_reduce_body(const T* x, rs_u64 n, T* tiles, const rs_u32* list) {
+  // One call site (the body is large): without a list, this block's tile only.
+  const rs_u64 count = list ? (rs_u64)list[0] : RS_BID + 1;
+#pragma unroll 1
+  for (rs_u64 i = RS_BID; i < count; i += RS_GDIM) {
+    rs_tile_reduce_one<T, K, E>(x, n, tiles, list ? (rs_u64)list[1 + i] : i);
+    RS_SYNC();  // the next tile reuses the shared memory
+  }
+}
+
+// The state of a full tile whose largest magnitude gives a window with a cached conversion
+// (see RsWin; no NaN or Inf): the window starts at that magnitude's bin (as rs_update puts
+// it), every value's pieces are taken against the window's bins, the block sums them per
+// slot exactly, and thread 0 writes the renormalised state (remainder in [0, q), carry the
+// number of whole q), which is the state any order of deposits reaches. Other tiles are
+// appended to `list` (list[0] counts) for rs_tile_reduce_body.
+// Shared memory: a 16-byte header, K * (blockDim + RS_RAKE) doubles, blockDim + RS_RAKE
+// magnitudes.
+template <typename T, int K, int E>
+RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* list) {
+  typedef typename RsF<T>::U U;
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const unsigned R = B < RS_RAKE ? B : RS_RAKE;
+  const unsigned seg = rs_rake_seg(B);
+  U* bmx = reinterpret_cast<U*>(rs_smem);
+  double* D = reinterpret_cast<double*>(rs_smem + 16);
+  U* M = reinterpret_cast<U*>(D + (rs_u64)K * (B + RS_RAKE));
+  const rs_u64 tile = (rs_u64)B * E;
+  const rs_u64 base = RS_BID * tile;
+  if (base + tile > n || tile > rs_fast_tile_max<T>()) {  // the same for every thread
+    if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+    return;
+  }
+  T v[E];
+  U mx = 0;
+#pragma unroll
+  for (int j = 0; j < E; ++j) {
+    v[j] = x[base + (rs_u64)j * B + tid];
+    const U m = rs_bits(v[j]) & ~RsF<T>::SIGN;
+    mx = m > mx ? m : mx;
+  }
+  M[tid] = mx;
+  RS_SYNC();
+  if (tid < R) {
+    const unsigned a = tid * seg, e = a + seg < B ? a + seg : B;
+    U m = 0;
+    for (unsigned i = a; i < e; ++i) m = M[i] > m ? M[i] : m;
+    M[B + tid] = m;
+  }
+  RS_SYNC();
+  if (tid == 0) {
+    U m = 0;
+    for (unsigned r = 0; r < R; ++r) m = M[B + r] > m ? M[B + r] : m;
+    *bmx = m;
+  }
+  RS_SYNC();
+  const U top_mag = *bmx;
+  RsAcc<T, K> s;
+  rs_clear(s);
+  RsWin<T, K> w;
+  w.fast = false;
+  if (top_mag < RsF<T>::INF_BITS) {
+    rs_update(s, rs_index<T>(top_mag));
+    rs_win_set(w, s);
+  }
+  if (!w.fast) {  // the same for every thread
+    if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+    return;
+  }
+  T part[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) part[j] = (T)0;
+#pragma unroll
+  for (int e = 0; e < E; ++e) {
+    T y = v[e];
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const T d = rs_sub(w.bj[j], rs_add(w.bj[j], rs_low1(y)));  // minus the piece, exactly
+      part[j] = rs_sub(part[j], d);
+      if (j + 1 < K) y = rs_add(y, d);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < K; ++j) D[j * B + tid] = (double)part[j];
+  RS_SYNC();
+  if (tid < R) {
+    const unsigned a = tid * seg, e = a + seg < B ? a + seg : B;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      double run = 0.0;
+      for (unsigned i = a; i < e; ++i) run = rs_add(run, D[j * B + i]);
+      D[K * B + j * R + tid] = run;
+    }
+  }
+  RS_SYNC();
+  if (tid == 0) {
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      double t = 0.0;
+      for (unsigned r = 0; r < R; ++r) t = rs_add(t, D[K * B + j * R + r]);
+      const double q = (double)w.b6[j];
+      double rem, whole;
+      rs_split(t, q, rs_inv_pow2(q), rem, whole);
+      s.p[j] = rs_add(w.bj[j], (T)rem);  // exact: the remainder is below q = B / 6
+      s.c[j] = (T)whole;
+    }
+    rs_store(tiles, RS_BID * (rs_u64)(2 * K + 1), 1, s);
+  }
+}
+
+// The fixed-window tile scan, for a full tile (not the first) whose prefix state has a
+// cached window (see RsWin) that no value of the tile raises. Every value's pieces are then
+// taken against the window's bins, independent of the state (as in the core's scan). Each
+// thread sums its E values' pieces per slot, the block scans those sums exactly (integers
+// times the slot's grid, so any order), and each thread replays its values from its own
+// prefix: running slot totals kept in [0, q) by moving whole q into the carry (rare), each
+// converted in rs_convert_win's order with the carry terms computed once per carry change.
+// A tile that does not qualify writes nothing to `out`: thread 0 appends its number to
+// `list` (list[0] counts, list[1..] holds tile numbers) for rs_tile_scan_body. Only this path
+// is in this kernel, so that it keeps few registers (occupancy).
+// Shared memory: a 16-byte header (the block's largest magnitude), K * (blockDim + RS_RAKE)
+// doubles (the scan of the sums), blockDim + RS_RAKE magnitudes, then the tile (padded).
+template <typename T, int K, int E>
+RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u32* list) {
+  typedef typename RsF<T>::U U;
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const unsigned R = B < RS_RAKE ? B : RS_RAKE;
+  const unsigned seg = rs_rake_seg(B);
+  U* bmx = reinterpret_cast<U*>(rs_smem);
+  double* D = reinterpret_cast<double*>(rs_smem + 16);
+  U* M = reinterpret_cast<U*>(D + (rs_u64)K * (B + R));
+  T* vals = reinterpret_cast<T*>(M + (B + R));
+  const rs_u64 tile = (rs_u64)B * E;
+  const rs_u64 base = RS_BID * tile;
+
+  RsAcc<T, K> pre;
+  RsWin<T, K> w;
+  w.fast = false;
+  if (prefixes && RS_BID > 0 && base + tile <= n && tile <= rs_fast_tile_max<T>()) {
+    rs_load(prefixes, RS_BID * (rs_u64)(2 * K + 1), 1, pre);
+    rs_renorm(pre);
+    rs_win_set(w, pre);
+  }
+  if (!w.fast) {  // the same for every thread of the block
+    if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < E; ++j) vals[rs_pad<E>((unsigned)j * B + tid)] = x[base + (rs_u64)j * B + tid];
+  RS_SYNC();
+
+  // The thread's pieces per slot (exact in T: E pieces below 2^(W-1) grid units) and its
+  // largest magnitude. A value at or above the threshold sends the tile to the general
+  // path, so what its pieces are does not matter.
+  const unsigned lo = tid * (unsigned)E;
+  T part[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) part[j] = (T)0;
+  U mx = 0;
+#pragma unroll
+  for (int e = 0; e < E; ++e) {
+    T v = vals[rs_pad<E>(lo + e)];
+    const U m = rs_bits(v) & ~RsF<T>::SIGN;
+    mx = m > mx ? m : mx;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const T d = rs_sub(w.bj[j], rs_add(w.bj[j], rs_low1(v)));  // minus the piece, exactly
+      part[j] = rs_sub(part[j], d);
+      if (j + 1 < K) v = rs_add(v, d);
+    }
+  }
+
+  // Block-wide exclusive sums of the parts (raking: R threads each scan a run, then add the
+  // runs before theirs) and the largest magnitude.
+#pragma unroll
+  for (int j = 0; j < K; ++j) D[j * B + tid] = (double)part[j];
+  M[tid] = mx;
+  RS_SYNC();
+  if (tid < R) {
+    const unsigned a = tid * seg, e = a + seg < B ? a + seg : B;
+    double run[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) run[j] = 0.0;
+    U m = 0;
+    for (unsigned i = a; i < e; ++i) {
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const double v = D[j * B + i];
+        D[j * B + i] = run[j];
+        run[j] = rs_add(run[j], v);
+      }
+      m = M[i] > m ? M[i] : m;
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j) D[K * B + j * R + tid] = run[j];
+    M[B + tid] = m;
+  }
+  RS_SYNC();
+  if (tid < R) {
+    const unsigned a = tid * seg, e = a + seg < B ? a + seg : B;
+    double off[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) off[j] = 0.0;
+    for (unsigned r = 0; r < tid; ++r) {
+#pragma unroll
+      for (int j = 0; j < K; ++j) off[j] = rs_add(off[j], D[K * B + j * R + r]);
+    }
+    for (unsigned i = a; i < e; ++i) {
+#pragma unroll
+      for (int j = 0; j < K; ++j) D[j * B + i] = rs_add(D[j * B + i], off[j]);
+    }
+    if (tid == 0) {
+      U m = 0;
+      for (unsigned r = 0; r < R; ++r) m = M[B + r] > m ? M[B + r] : m;
+      *bmx = m;
+    }
+  }
+  RS_SYNC();
+  if (*bmx >= w.thr) {  // a value raises the window (or is NaN or Inf): the same for all
+    if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+    return;
+  }
+
+  // The thread's start: the prefix state's slots plus the parts before it, split. The
+  // carry unit of slot j is q_j = B_j / 6 (w.b6); its carry term C_j * q_j is kept as ct.
+  double ct[K];
+  T rem[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const double q = (double)w.b6[j];
+    const double t = rs_add((double)rs_sub(pre.p[j], w.bj[j]), D[j * B + tid]);
+    double r, whole;
+    rs_split(t, q, rs_inv_pow2(q), r, whole);
+    rem[j] = (T)r;  // exact: a multiple of the grid below q
+    ct[j] = rs_mul(rs_add((double)pre.c[j], whole), q);
+  }
+  double head = rs_add(rs_add(0.0, ct[0]), ct[1]);
+#pragma unroll
+  for (int e = 0; e < E; ++e) {
+    const unsigned at = rs_pad<E>(lo + e);
+    T v = vals[at];
+    bool out_of_range = false;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const T d = rs_sub(w.bj[j], rs_add(w.bj[j], rs_low1(v)));
+      rem[j] = rs_sub(rem[j], d);
+      if (j + 1 < K) v = rs_add(v, d);
+      out_of_range |= rem[j] < (T)0 || rem[j] >= w.b6[j];
+    }
+    if (out_of_range) {
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const double q = (double)w.b6[j];
+        double r, whole;
+        rs_split((double)rem[j], q, rs_inv_pow2(q), r, whole);
+        rem[j] = (T)r;
+        ct[j] = rs_add(ct[j], rs_mul(whole, q));  // exact: integers times a power of two
+      }
+      head = rs_add(rs_add(0.0, ct[0]), ct[1]);
+    }
+    // rs_convert_win's order: C0, C1, P0, then (C_i, P_{i-1}), then P_{K-1}.
+    double y = rs_add(head, (double)rem[0]);
+#pragma unroll
+    for (int j = 2; j < K; ++j) {
+      y = rs_add(y, ct[j]);
+      y = rs_add(y, (double)rem[j - 1]);
+    }
+    y = rs_add(y, (double)rem[K - 1]);
+    vals[at] = rs_narrow(y, (T)0);
+  }
+  RS_SYNC();
+#pragma unroll
+  for (int j = 0; j < E; ++j) out[base + (rs_u64)j * B + tid] = vals[rs_pad<E>((unsigned)j * B + tid)];
+}
+
+// The general tile scan, for tile `t`: per-thread segment states, a block-wide exclusive
+// scan of states, then each thread replays its E elements, writing value(prefix) after each.
+template <typename T, int K, int E>
+RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u64 t) {
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
   T* S = reinterpret_cast<T*>(rs_smem + 16);
   T* vals = S + (2 * K + 1) * (B + RS_RAKE);
   const rs_u64 tile = (rs_u64)B * E;
-  const rs_u64 base = RS_BID * tile;
+  const rs_u64 base = t * tile;
   const rs_u64 rem = n - base;
   const unsigned cnt = (unsigned)(rem < tile ? rem : tile);
 #pragma unroll
@@ -797,7 +1125,7 @@ RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes) {
   rs_block_exclusive_scan(a, S);
   RsAcc<T, K> pre;
   if (prefixes) {
-    rs_load(prefixes, RS_BID * (rs_u64)(2 * K + 1), 1, pre);
+    rs_load(prefixes, t * (rs_u64)(2 * K + 1), 1, pre);
   } else {
     rs_clear(pre);
   }
@@ -832,14 +1160,30 @@ RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes) {
   }
 }
 
+// The general tile scan over every tile (list null: tile = block) or over the tiles that
+// rs_tile_scan_fixed_body listed (grid-stride over the list; any grid size).
+template <typename T, int K, int E>
+RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes, const rs_u32* list) {
+  // One call site (the body is large): without a list, this block's tile only.
+  const rs_u64 count = list ? (rs_u64)list[0] : RS_BID + 1;
+#pragma unroll 1
+  for (rs_u64 i = RS_BID; i < count; i += RS_GDIM) {
+    rs_tile_scan_one<T, K, E>(x, out, n, prefixes, list ? (rs_u64)list[1 + i] : i);
+    RS_SYNC();  // the next tile reuses the shared memory
+  }
+}
+
 #define RS_TILE_E 16
 
 #define RS_INSTANTIATE(T, TN, K)                                                                    \
   RS_KERNEL void rs_sum_##TN##_k##K(const T* x, rs_u64 n, T* states, rs_u32* counter, T* result) { \
     rs_sum_body<T, K>(x, n, states, counter, result);                                              \
   }                                                                                                 \
-  RS_KERNEL void rs_tile_reduce_##TN##_k##K(const T* x, rs_u64 n, T* tiles) {                      \
-    rs_tile_reduce_body<T, K, RS_TILE_E>(x, n, tiles);                                             \
+  RS_KERNEL void rs_tile_reduce_##TN##_k##K(const T* x, rs_u64 n, T* tiles, const rs_u32* list) {  \
+    rs_tile_reduce_body<T, K, RS_TILE_E>(x, n, tiles, list);                                       \
+  }                                                                                                 \
+  RS_KERNEL void rs_tile_reduce_fixed_##TN##_k##K(const T* x, rs_u64 n, T* tiles, rs_u32* list) {   \
+    rs_tile_reduce_fixed_body<T, K, RS_TILE_E>(x, n, tiles, list);                                 \
   }                                                                                                 \
   RS_KERNEL void rs_group_scan_##TN##_k##K(T* states, rs_u64 n, T* totals) {                      \
     rs_group_scan_body<T, K>(states, n, totals);                                                    \
@@ -847,8 +1191,13 @@ RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes) {
   RS_KERNEL void rs_add_prefix_##TN##_k##K(T* states, rs_u64 n, const T* prefixes) {               \
     rs_add_prefix_body<T, K>(states, n, prefixes);                                                  \
   }                                                                                                 \
-  RS_KERNEL void rs_tile_scan_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes) {       \
-    rs_tile_scan_body<T, K, RS_TILE_E>(x, out, n, prefixes);                                       \
+  RS_KERNEL void rs_tile_scan_fixed_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,   \
+                                                rs_u32* list) {                                     \
+    rs_tile_scan_fixed_body<T, K, RS_TILE_E>(x, out, n, prefixes, list);                           \
+  }                                                                                                 \
+  RS_KERNEL void rs_tile_scan_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,         \
+                                          const rs_u32* list) {                                     \
+    rs_tile_scan_body<T, K, RS_TILE_E>(x, out, n, prefixes, list);                                 \
   }
 
 RS_INSTANTIATE(double, f64, 2)

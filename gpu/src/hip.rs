@@ -930,10 +930,15 @@ impl Device {
                 at += l * (slots * T::BYTES) as u64;
             }
             let mut tp = ws.tiles.ptr;
+            // No list: the general kernel takes every tile. (The CUDA back end first runs the
+            // fixed-window kernels of the same source and lists what they leave; here only
+            // the general kernels run until that path has run on AMD hardware.)
+            let mut no_list: u64 = 0;
             let mut a1 = [
                 &mut xp as *mut _ as *mut c_void,
                 &mut np as *mut _ as *mut c_void,
                 &mut tp as *mut _ as *mut c_void,
+                &mut no_list as *mut _ as *mut c_void,
             ];
             self.launch(
                 a,
@@ -982,11 +987,13 @@ impl Device {
             }
             prefixes = ws.tiles.ptr;
         }
+        let mut no_list: u64 = 0; // every tile (see above)
         let mut a3 = [
             &mut xp as *mut _ as *mut c_void,
             &mut op as *mut _ as *mut c_void,
             &mut np as *mut _ as *mut c_void,
             &mut prefixes as *mut _ as *mut c_void,
+            &mut no_list as *mut _ as *mut c_void,
         ];
         self.launch(a, &k.tile_scan, ntiles as u32, block, smem_scan, stream, &mut a3)?;
         a.check("hipStreamSynchronize", (a.stream_synchronize)(stream.0))

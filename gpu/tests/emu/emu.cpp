@@ -20,11 +20,14 @@
 //
 // Build: g++ -std=c++20 -O1 -ffp-contract=off -pthread gpu/tests/emu/emu.cpp -o emu
 // Run:   ./emu [--warp 32|64] [--sched asc|desc|rand] [--variant V] [--drop-sync LINE]
-//            [--mutate-syncs [--allow-undetected LINE]] [--expect-fail] tests/vectors/core_vectors.txt [block ...]
+//            [--mutate-syncs [--allow-undetected LINE]] [--expect-fail] [--random SEED]
+//            tests/vectors/core_vectors.txt [block ...]
+//   --random SEED adds generated long cases (see gen_case) to the file's cases.
 #include <ucontext.h>
 
 #include <atomic>
 #include <barrier>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +35,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -53,6 +57,22 @@ static int g_drop_line = -1;     // barrier removed (variant)
 static std::set<int> g_sync_lines;
 static bool g_engine_error = false;  // divergent barrier and the like
 static bool g_quiet = false;
+// How many tiles the fixed-window kernels listed for the general ones, per case, block size
+// and kernel, as the unmodified kernels list them (recorded while no barrier is dropped). A
+// missing barrier whose only effect is to send tiles down the general path (still correct
+// results, lost speed) shows as a different count.
+static std::map<std::string, unsigned> g_listed;
+
+static bool same_listing(const std::string& key, unsigned listed) {
+  if (g_drop_line < 0) {
+    g_listed[key] = listed;
+    return true;
+  }
+  auto it = g_listed.find(key);
+  if (it == g_listed.end() || it->second == listed) return true;
+  if (!g_quiet) printf("FAIL %s: %u tiles listed, the unmodified kernels list %u\n", key.c_str(), listed, it->second);
+  return false;
+}
 enum Variant { V_NONE, V_WARPSYNC_TAIL, V_SHFL_KWARP32, V_SHFL_WARPSIZE };
 static Variant g_variant = V_NONE;
 
@@ -360,16 +380,36 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
   if (!c.cum.empty() && n > 0) {
     const unsigned E = RS_TILE_E;
     unsigned long long tile = (unsigned long long)block * E, ntiles = (n + tile - 1) / tile;
-    std::vector<T> tiles(ntiles * slots), out(n);
+    std::vector<T> tiles(ntiles * slots, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), out(n);
     for (auto& o : out) o = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
     const T* pre = nullptr;
     g_engine_error = false;
     if (ntiles > 1) {
-      launch(ntiles, block, 16 + slots * block * sizeof(T), [&] { rs_tile_reduce_body<T, K, E>(xp, n, tiles.data()); });
+      // As gpu/src/cuda.rs: the fixed-window kernel over every tile, then the general kernel
+      // over the tiles it listed.
+      std::vector<unsigned> rlist(ntiles + 1, 0xA5A5A5A5u);
+      rlist[0] = 0;
+      launch(ntiles, block, 16 + (K * sizeof(double) + sizeof(T)) * (block + RS_RAKE), [&] { rs_tile_reduce_fixed_body<T, K, E>(xp, n, tiles.data(), rlist.data()); });
+      if (rlist[0] > ntiles) { if (!g_quiet) printf("FAIL reduce %s: %u tiles listed of %llu\n", c.name.c_str(), rlist[0], ntiles); ok = false; }
+      if (!same_listing(c.name + " block " + std::to_string(block) + " reduce", rlist[0])) ok = false;
+      launch(2, block, 16 + slots * block * sizeof(T), [&] { rs_tile_reduce_body<T, K, E>(xp, n, tiles.data(), rlist.data()); });
       scan_states<T, K>(tiles.data(), ntiles, 4);  // groups of 4: several levels
       pre = tiles.data();
     }
-    launch(ntiles, block, 16 + slots * (block + RS_RAKE) * sizeof(T) + (tile + block) * sizeof(T), [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre); });
+    // As gpu/src/cuda.rs: the fixed-window kernel over every tile, then the general kernel
+    // over the tiles it listed (a small grid, grid-stride); one tile: the general kernel.
+    const size_t smem_general = 16 + slots * (block + RS_RAKE) * sizeof(T) + (tile + block) * sizeof(T);
+    if (ntiles > 1) {
+      std::vector<unsigned> list(ntiles + 1, 0xA5A5A5A5u);
+      list[0] = 0;
+      const size_t smem_fixed = 16 + (K * sizeof(double) + sizeof(T)) * (block + RS_RAKE) + (tile + block) * sizeof(T);
+      launch(ntiles, block, smem_fixed, [&] { rs_tile_scan_fixed_body<T, K, E>(xp, out.data(), n, pre, list.data()); });
+      if (list[0] > ntiles) { if (!g_quiet) printf("FAIL cumsum %s: %u tiles listed of %llu\n", c.name.c_str(), list[0], ntiles); ok = false; }
+      if (!same_listing(c.name + " block " + std::to_string(block) + " scan", list[0])) ok = false;
+      if (!g_engine_error) launch(3, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, list.data()); });
+    } else {
+      launch(ntiles, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, nullptr); });
+    }
     if (g_engine_error) ok = false;
     for (size_t i = 0; i < n; ++i)
       if ((unsigned long long)rs_bits(out[i]) != c.cum[i]) {
@@ -416,6 +456,62 @@ static std::vector<Case> read_cases(const char* path) {
   return out;
 }
 
+// Generated cases (--random SEED): long inputs whose cumulative sums cross many tiles, so the
+// fixed-window tile scan runs, and patterns that make it fall back or move carries: uniform
+// values, mixed signs and magnitudes, values near the top of the window (carries move often),
+// growing magnitudes (the window rises in later tiles), a NaN late on, and specials early (a
+// NaN, then an -Inf every 997 values: most tiles go to the general kernels, several per block). The expected bits
+// are the kernels' own element-by-element definition (rs_add_one, then the value), which the
+// shared vectors tie to the core.
+template <typename T, int K>
+static Case gen_case(const char* pattern, unsigned long long seed, size_t n) {
+  typedef typename RsF<T>::U U;
+  unsigned long long s = seed * 0x9E3779B97F4A7C15ull + 1;
+  auto next = [&]() { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s; };
+  auto unit = [&]() { return (double)(next() >> 11) / 9007199254740992.0; };
+  Case c;
+  c.name = std::string("random_") + pattern + "_" + (sizeof(T) == 8 ? "f64" : "f32") + "_k" + std::to_string(K);
+  c.dtype = sizeof(T) == 8 ? "f64" : "f32";
+  c.fold = K;
+  std::string p = pattern;
+  for (size_t i = 0; i < n; ++i) {
+    double v;
+    if (p == "uniform") v = unit();
+    else if (p == "mixed") v = (unit() - 0.5) * std::ldexp(1.0, (int)(next() % 24) - 12);
+    else if (p == "near_top") v = 0.99 + 0.01 * unit();  // all the same sign and size: carries move
+    else if (p == "growing") v = (unit() + 0.5) * std::ldexp(1.0, (int)(i / 700));
+    else if (p == "nan_late") v = i == n - 900 ? std::nan("") : unit() - 0.25;
+    else v = i == 100 ? std::nan("") : i % 997 == 500 ? -INFINITY : unit();  // "specials_early"
+    T t = (T)v;
+    c.in.push_back((unsigned long long)rs_bits(t));
+  }
+  RsAcc<T, K> a;
+  rs_clear(a);
+  for (size_t i = 0; i < n; ++i) {
+    rs_add_one(a, rs_from_bits((U)c.in[i]));
+    RsAcc<T, K> b = a;
+    rs_renorm(b);
+    c.cum.push_back((unsigned long long)rs_bits(rs_value(b)));
+  }
+  RsAcc<T, K> b = a;
+  rs_renorm(b);
+  c.sum = (unsigned long long)rs_bits(rs_value(b));
+  return c;
+}
+
+static void add_generated(std::vector<Case>& cs, unsigned long long seed) {
+  const char* patterns[] = {"uniform", "mixed", "near_top", "growing", "nan_late", "specials_early"};
+  for (const char* p : patterns) {
+    const size_t n = 5000 + (size_t)(seed % 7) * 531;
+    cs.push_back(gen_case<double, 3>(p, seed, n));
+    cs.push_back(gen_case<float, 3>(p, seed + 1, n));
+  }
+  cs.push_back(gen_case<double, 2>("mixed", seed + 2, 4500));
+  cs.push_back(gen_case<double, 8>("near_top", seed + 3, 4500));
+  cs.push_back(gen_case<float, 2>("near_top", seed + 4, 4500));
+  cs.push_back(gen_case<float, 8>("mixed", seed + 5, 4500));
+}
+
 // Runs every usable case at every block size, grids 1 and 3; returns (passed, failed, skipped).
 static void run_all(const std::vector<Case>& cs, const std::vector<unsigned>& blocks, int& pass, int& fail, int& skip) {
   pass = fail = skip = 0;
@@ -431,6 +527,7 @@ static void run_all(const std::vector<Case>& cs, const std::vector<unsigned>& bl
 
 int main(int argc, char** argv) {
   bool mutate = false, expect_fail = false;
+  unsigned long long random_seed = 0;  // 0: no generated cases
   std::set<int> allowed;  // barriers whose removal no current caller can observe
   int a = 1;
   for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; ++a) {
@@ -447,12 +544,14 @@ int main(int argc, char** argv) {
     else if (o == "--mutate-syncs") mutate = true;
     else if (o == "--allow-undetected") allowed.insert(atoi(val().c_str()));
     else if (o == "--expect-fail") expect_fail = true;
+    else if (o == "--random") random_seed = std::stoull(val());
     else { fprintf(stderr, "emu: unknown option %s\n", o.c_str()); return 2; }
   }
   if (a >= argc) { fprintf(stderr, "usage: emu [options] VECTORS [block ...]\n"); return 2; }
   if ((g_variant != V_NONE || mutate || g_drop_line >= 0) && !g_fibers) { fprintf(stderr, "emu: variants need the fiber engine (--warp W)\n"); return 2; }
   if (g_fibers && g_warp != 32 && g_warp != 64) { fprintf(stderr, "emu: warp width 32 or 64\n"); return 2; }
   std::vector<Case> cs = read_cases(argv[a]);
+  if (random_seed) add_generated(cs, random_seed);
   std::vector<unsigned> blocks;
   for (int i = a + 1; i < argc; ++i) blocks.push_back((unsigned)atoi(argv[i]));
   if (blocks.empty()) blocks = {1, 3, 32, 64};
