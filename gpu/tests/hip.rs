@@ -91,7 +91,11 @@ fn bundle_holds_one_code_object_per_target_with_its_wave_width() {
         // GCN/CDNA, 32 on RDNA (HIP's default there).
         let waves = metadata_ints(elf, b".wavefront_size");
         let want_wave = if target.starts_with("gfx10") { 32 } else { 64 };
-        assert_eq!(waves.len(), 99, "{id}: 98 kernels (7 x 2 types x 7 folds) and the probe");
+        assert_eq!(
+            waves.len(),
+            99,
+            "{id}: 98 kernels (7 x 2 types x 7 folds) and the probe"
+        );
         assert!(waves.iter().all(|&w| w == want_wave), "{id}: {waves:?}");
         // No kernel uses scratch for more than spills, and every kernel takes 1024
         // threads (the kernels are correct for any block size up to that).
