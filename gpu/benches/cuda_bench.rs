@@ -88,19 +88,11 @@ fn run<T: Unit>(dev: &Device, n: usize) {
     });
     row("sum", T::TY, n, us, got.bits() == want.bits());
     out.fill_bytes(0xA5).expect("poison");
+    let launch = cumsum_launch();
     let us = median_us(reps, || {
         // SAFETY: buf and out hold n values of T on this device.
-        unsafe {
-            dev.cumsum_raw::<T>(
-                buf.device_ptr(),
-                out.device_ptr(),
-                n,
-                3,
-                Stream::DEFAULT,
-                &cumsum_launch(),
-            )
-        }
-        .expect("cumsum");
+        unsafe { dev.cumsum_raw::<T>(buf.device_ptr(), out.device_ptr(), n, 3, Stream::DEFAULT, &launch) }
+            .expect("cumsum");
     });
     let mut want_c = vec![T::default(); n];
     reprosum::cumsum(&xs, &mut want_c).expect("core cumsum");

@@ -6,13 +6,14 @@
 //
 // What the kernels use: thread/block indices and dimensions, block barriers, dynamic
 // shared memory, one 32-bit atomic add on global memory, device-wide fences, volatile
-// loads, bit casts, count-leading-zeros, and round-to-nearest IEEE add/sub/mul/div and
-// double-to-float conversion. They use NO warp shuffles, ballots, warp-synchronous
-// code or warp-size assumptions: correctness cannot depend on the warp width (32 on
-// NVIDIA and RDNA, 64 on CDNA). No CUB, no cooperative groups, no inline assembly.
+// loads, bit casts, count-leading-zeros, round-to-nearest IEEE add/sub/mul and
+// double-to-float conversion (no division: on AMD it compiles to FMAs). They use NO warp
+// shuffles, ballots, warp-synchronous code or warp-size assumptions: correctness cannot
+// depend on the warp width (32 on NVIDIA and RDNA, 64 on CDNA). No CUB, no cooperative
+// groups, no inline assembly.
 //
 // Arithmetic: every floating-point operation in the deposit, renormalisation, merge and
-// conversion goes through rs_add / rs_sub / rs_mul / rs_div, which are the explicit
+// conversion goes through rs_add / rs_sub / rs_mul, which are the explicit
 // round-to-nearest-even intrinsics on CUDA and HIP (never contracted into an FMA), and
 // plain operators under the host shim (compiled with -ffp-contract=off). Build flags:
 // nvcc -fmad=false -ftz=false -prec-div=true -prec-sqrt=true; hipcc -ffp-contract=off,
@@ -44,7 +45,6 @@ typedef unsigned int rs_u32;
 RS_DEV double rs_add(double a, double b) { return __dadd_rn(a, b); }
 RS_DEV double rs_sub(double a, double b) { return __dsub_rn(a, b); }
 RS_DEV double rs_mul(double a, double b) { return __dmul_rn(a, b); }
-RS_DEV double rs_div(double a, double b) { return __ddiv_rn(a, b); }
 RS_DEV float rs_add(float a, float b) { return __fadd_rn(a, b); }
 RS_DEV float rs_sub(float a, float b) { return __fsub_rn(a, b); }
 RS_DEV float rs_mul(float a, float b) { return __fmul_rn(a, b); }
@@ -78,7 +78,6 @@ typedef unsigned int rs_u32;
 RS_DEV double rs_add(double a, double b) { return a + b; }
 RS_DEV double rs_sub(double a, double b) { return a - b; }
 RS_DEV double rs_mul(double a, double b) { return a * b; }
-RS_DEV double rs_div(double a, double b) { return a / b; }
 RS_DEV float rs_add(float a, float b) { return a + b; }
 RS_DEV float rs_sub(float a, float b) { return a - b; }
 RS_DEV float rs_mul(float a, float b) { return a * b; }

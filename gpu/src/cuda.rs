@@ -667,29 +667,20 @@ impl Device {
         if rblock != block {
             return Err(GpuError::InvalidLaunch("block size".into()));
         }
-        // The fixed-window kernel's shared memory: per thread K doubles, a magnitude and
-        // E + 1 values; RAKE doubles and magnitudes more, after a 16-byte header.
-        let fixed_per_thread = fold * 8 + T::BYTES + (TILE_ITEMS as usize + 1) * T::BYTES;
-        let fixed = self
-            .block_for(
-                &k.tile_scan_fixed,
-                &rlaunch,
-                fixed_per_thread,
-                16 + RAKE * (fold * 8 + T::BYTES),
-            )
-            .ok()
-            .filter(|&(b, _)| b == block)
-            .map(|(_, smem)| smem);
-        let rfixed = self
-            .block_for(
-                &k.tile_reduce_fixed,
-                &rlaunch,
-                fold * 8 + T::BYTES,
-                16 + RAKE * (fold * 8 + T::BYTES),
-            )
-            .ok()
-            .filter(|&(b, _)| b == block)
-            .map(|(_, smem)| smem);
+        // The fixed-window kernels' shared memory: per thread K doubles and a magnitude (and
+        // for the scan E + 1 values), RAKE doubles and magnitudes more, after a 16-byte
+        // header. None when a kernel cannot take this block: the general kernels take all.
+        let fixed_smem = |f: &Func, per_thread: usize| {
+            self.block_for(f, &rlaunch, per_thread, 16 + RAKE * (fold * 8 + T::BYTES))
+                .ok()
+                .filter(|&(b, _)| b == block)
+                .map(|(_, smem)| smem)
+        };
+        let fixed = fixed_smem(
+            &k.tile_scan_fixed,
+            fold * 8 + T::BYTES + (TILE_ITEMS as usize + 1) * T::BYTES,
+        );
+        let rfixed = fixed_smem(&k.tile_reduce_fixed, fold * 8 + T::BYTES);
         // The tiles' prefix states: groups of `gblock` scanned in parallel, recursively.
         let gblock = DEFAULT_BLOCK
             .min(k.group_scan.max_threads)
@@ -722,33 +713,29 @@ impl Device {
             // tile numbers.
             ws.list.ensure(2 * (ntiles as usize + 1) * 4)?;
             let mut tp = ws.tiles.ptr;
-            let mut lr: sys::CUdeviceptr = 0;
-            let mut rgrid = ntiles as u32;
-            if let Some(smem_rfixed) = rfixed {
-                lr = ws.list.ptr;
+            let mut lr: sys::CUdeviceptr = if rfixed.is_some() { ws.list.ptr } else { 0 };
+            if lr != 0 {
                 memset_async(lr, 4, stream)?;
-                let mut a = [
-                    &mut xp as *mut _ as *mut c_void,
-                    &mut np as *mut _ as *mut c_void,
-                    &mut tp as *mut _ as *mut c_void,
-                    &mut lr as *mut _ as *mut c_void,
-                ];
-                self.launch(
-                    &k.tile_reduce_fixed,
-                    ntiles as u32,
-                    block,
-                    smem_rfixed,
-                    stream,
-                    &mut a,
-                )?;
-                rgrid = rgrid.min(self.sm_count.saturating_mul(4).max(1));
             }
+            // The same arguments for both kernels (a null list: the general kernel takes all).
             let mut a1 = [
                 &mut xp as *mut _ as *mut c_void,
                 &mut np as *mut _ as *mut c_void,
                 &mut tp as *mut _ as *mut c_void,
                 &mut lr as *mut _ as *mut c_void,
             ];
+            let mut rgrid = ntiles as u32;
+            if let Some(smem_rfixed) = rfixed {
+                self.launch(
+                    &k.tile_reduce_fixed,
+                    ntiles as u32,
+                    block,
+                    smem_rfixed,
+                    stream,
+                    &mut a1,
+                )?;
+                rgrid = rgrid.min(self.sm_count.saturating_mul(4).max(1));
+            }
             self.launch(&k.tile_reduce, rgrid, block, smem_reduce, stream, &mut a1)?;
             // Down: scan each level in groups, writing the group totals to the next level.
             for li in 0..levels.len() - 1 {
@@ -782,27 +769,14 @@ impl Device {
         // Tiles: the fixed-window kernel takes every tile it can and lists the others, which
         // the general kernel then takes (a grid-stride loop over the list). With one tile
         // (no prefixes) or a block the fixed kernel cannot take, the general kernel takes all.
-        let mut lp: sys::CUdeviceptr = 0;
-        let mut grid = ntiles as u32;
-        if let Some(smem_fixed) = fixed.filter(|_| ntiles > 1) {
-            lp = ws.list.ptr + (ntiles + 1) * 4;
+        let fixed = fixed.filter(|_| ntiles > 1);
+        let mut lp: sys::CUdeviceptr = if fixed.is_some() {
+            ws.list.ptr + (ntiles + 1) * 4
+        } else {
+            0
+        };
+        if lp != 0 {
             memset_async(lp, 4, stream)?;
-            let mut a = [
-                &mut xp as *mut _ as *mut c_void,
-                &mut op as *mut _ as *mut c_void,
-                &mut np as *mut _ as *mut c_void,
-                &mut prefixes as *mut _ as *mut c_void,
-                &mut lp as *mut _ as *mut c_void,
-            ];
-            self.launch(
-                &k.tile_scan_fixed,
-                ntiles as u32,
-                block,
-                smem_fixed,
-                stream,
-                &mut a,
-            )?;
-            grid = grid.min(self.sm_count.saturating_mul(4).max(1));
         }
         let mut a3 = [
             &mut xp as *mut _ as *mut c_void,
@@ -811,6 +785,18 @@ impl Device {
             &mut prefixes as *mut _ as *mut c_void,
             &mut lp as *mut _ as *mut c_void,
         ];
+        let mut grid = ntiles as u32;
+        if let Some(smem_fixed) = fixed {
+            self.launch(
+                &k.tile_scan_fixed,
+                ntiles as u32,
+                block,
+                smem_fixed,
+                stream,
+                &mut a3,
+            )?;
+            grid = grid.min(self.sm_count.saturating_mul(4).max(1));
+        }
         self.launch(&k.tile_scan, grid, block, smem_scan, stream, &mut a3)?;
         result::stream::synchronize(stream.0).map_err(drv("cuStreamSynchronize"))?;
         Ok(())
