@@ -5,11 +5,13 @@
 //! Figures are elements per second (criterion's "thrpt" line). Inputs come from a fixed
 //! seed. `cargo bench --bench sum` runs everything; `cargo bench --bench sum -- 'sum_f64/'`
 //! a part. The run pins rayon's global pool to one thread so that every figure is one core,
-//! except the `threads_*` groups, which use their own pools of 1 and 2 threads.
+//! except the `threads_*` groups, which use their own pools of 1 and 2 threads (with the
+//! 16-lane plain sum over the same pools as their baseline).
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use rayon::prelude::*;
 use reprosum::{reprosum_core as core_api, Float};
 
 /// Values of mixed sign and magnitude (fixed seed).
@@ -27,7 +29,7 @@ fn data<T: Float>(n: usize) -> Vec<T> {
         .collect()
 }
 
-trait Plain: Float + std::ops::AddAssign {}
+trait Plain: Float + std::ops::AddAssign + std::ops::Add<Output = Self> + Send + Sync {}
 impl Plain for f64 {}
 impl Plain for f32 {}
 
@@ -151,6 +153,18 @@ fn bench_threads<T: Plain>(c: &mut Criterion, name: &str) {
         bits.push(pool.install(|| reprosum::sum(&x).unwrap()).bits());
         g.bench_function(BenchmarkId::new("reprosum_k3", threads), |b| {
             b.iter(|| pool.install(|| reprosum::sum(black_box(&x)).unwrap()))
+        });
+        // The baseline: the 16-lane plain sum over the same pool (chunks of 1/4 of the data
+        // per thread, partial sums added), what these cores' caches give a plain sum.
+        g.bench_function(BenchmarkId::new("lanes16", threads), |b| {
+            b.iter(|| {
+                pool.install(|| {
+                    black_box(&x)
+                        .par_chunks(n.div_ceil(4 * threads))
+                        .map(lanes16)
+                        .reduce(|| T::ZERO, |a, b| a + b)
+                })
+            })
         });
     }
     assert!(

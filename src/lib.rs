@@ -113,8 +113,10 @@ fn prepare<T: Float>(n: usize, opts: &Options) -> Result<DynAccumulator<T>, Erro
 /// [`Error::InvalidFold`], [`Error::CapacityExceeded`].
 pub fn accumulate<T: Float>(xs: &[T], opts: &Options) -> Result<DynAccumulator<T>, Error> {
     let empty = prepare::<T>(xs.len(), opts)?;
-    if opts.chunk_len == 0 && xs.len() < INLINE_SUM {
-        // Less work than handing it to the pool costs: on the calling thread.
+    if opts.chunk_len == 0 && (xs.len() < INLINE_SUM || rayon::current_num_threads() <= 1) {
+        // Less work than handing it to the pool costs, or a pool of one thread (where
+        // chunks would only add merges and a hop to the pool's thread): on the calling
+        // thread.
         return fpenv::with_ieee_fp(|| {
             let mut a = empty;
             a.add_slice(xs)?;

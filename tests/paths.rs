@@ -70,8 +70,80 @@ fn every_path_gives_the_vectors_bits() {
             let slow = reprosum::reference::sum(&x, k).unwrap();
             assert_eq!(fast.to_bits(), slow.to_bits(), "path {} fold {k}", p.name());
         }
+        let states = reference_states_when_the_window_moves(p.name());
+        println!(
+            "path {}: {states} sums with a moving window have the reference state",
+            p.name()
+        );
         ran.push(p.name());
     }
     println!("paths run: {ran:?}");
     assert!(ran.contains(&"portable") && ran.contains(&"scalar"));
+}
+
+/// Values whose window moves inside the sum's blocks, so that the one-pass block deposit
+/// (a deposit beside a running maximum, kept only if the window fits every value) is tried
+/// and thrown away, and the two-pass block redone: a large value late in a block, magnitudes
+/// that rise steadily, a NaN and an Inf mid-slice, the top window, subnormals.
+fn moving(kind: u64, n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed | 1;
+    (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let m = (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            match kind {
+                0 if i % 1000 == 999 => 1e10 * (m + 0.6),
+                0 => m * 1e-5,
+                1 => m * 2f64.powi((i / 3000) as i32 - 30),
+                2 if i == n / 2 => f64::NAN,
+                3 if i == n - 1 - (s % 7) as usize => f64::INFINITY,
+                4 => m * f64::MAX,
+                5 => m * 1e-310,
+                6 => m * 2f64.powi(((i / 5000) % 60) as i32 * 20 - 600),
+                _ => m,
+            }
+        })
+        .collect()
+}
+
+/// The state of `x` added in two slices (the second starts on a non-empty state, so its
+/// first block is tried in one pass) has the reference deposit's bytes.
+fn same_state<T: reprosum::Float>(x: &[T], split: usize, k: usize, what: &str) {
+    use reprosum::reprosum_core::{reference, DynAccumulator};
+    let mut want = DynAccumulator::<T>::new(k).unwrap();
+    reference::add_all(&mut want, x).unwrap();
+    let mut got = DynAccumulator::<T>::new(k).unwrap();
+    got.add_slice(&x[..split]).unwrap();
+    got.add_slice(&x[split..]).unwrap();
+    assert_eq!(got.to_bytes().as_bytes(), want.to_bytes().as_bytes(), "{what}");
+}
+
+/// On the current path: the state bytes of sums whose window moves inside blocks, against
+/// the reference deposit (one value at a time), for f64 and f32, folds 2, 3, 4.
+fn reference_states_when_the_window_moves(path: &str) -> usize {
+    let mut ran = 0;
+    for kind in 0..7u64 {
+        for (n, split) in [(40_000usize, 0usize), (70_001, 33_333), (300, 7)] {
+            let x64 = moving(kind, n, 0x9E37_79B9_7F4A_7C15 ^ kind);
+            let x32: Vec<f32> = x64.iter().map(|&v| v as f32).collect();
+            for k in [2usize, 3, 4] {
+                same_state(
+                    &x64,
+                    split,
+                    k,
+                    &format!("f64 path {path} kind {kind} n {n} fold {k}"),
+                );
+                same_state(
+                    &x32,
+                    split,
+                    k,
+                    &format!("f32 path {path} kind {kind} n {n} fold {k}"),
+                );
+                ran += 2;
+            }
+        }
+    }
+    ran
 }

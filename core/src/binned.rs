@@ -157,17 +157,47 @@ pub(crate) fn add_one<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, x: T) ->
 /// parallelism); they are merged exactly at the end of each block.
 const LANES: usize = 4;
 
-/// Adds a slice to a state, in blocks of one endurance: each block's largest magnitude
-/// raises the window once, then every element is deposited into one of several copies of
-/// the primaries, which are merged exactly. The state reached is the one of adding the
-/// values one at a time (the deposit of a value does not depend on what a slot holds).
+/// Adds a slice to a state, in blocks of up to `SUPERBLOCK_ENDURANCES` endurances.
+///
+/// While the window fits the values, a block goes in one pass: its values are deposited
+/// into several copies of the window beside a running maximum of their magnitudes, and
+/// the copies are merged exactly if the maximum shows that the window fits them all
+/// ([`crate::simd::deposit_block_if_fits`]). Otherwise (an empty state, a value above the
+/// window, a NaN or an Inf) the block takes two passes: its largest magnitude raises the
+/// window once, then the values are deposited (or, with special values among them, added
+/// one at a time). The state reached is the one of adding the values one at a time (the
+/// deposit of a value does not depend on what a slot holds, nor on when the window rose).
 pub(crate) fn add_slice<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T]) -> Result<(), Error> {
     let k = p.len().min(c.len());
     let (p, c) = (&mut p[..k], &mut c[..k]);
     if xs.len() as u64 > T::CAPACITY - m.count.min(T::CAPACITY) {
         return Err(Error::CapacityExceeded);
     }
-    for block in xs.chunks(SUPERBLOCK_ENDURANCES * T::ENDURANCE as usize) {
+    let superblock = SUPERBLOCK_ENDURANCES * T::ENDURANCE as usize;
+    // Whether the next block is tried in one pass: the window is set, and the last block
+    // fitted it (or raised it).
+    let mut fitted = p.first().is_some_and(|p0| !p0.is_zero());
+    let mut rest = xs;
+    while !rest.is_empty() {
+        // A block that takes two passes because the window is not set (or special values
+        // were just seen) is one endurance long, so that the one-pass blocks start soon.
+        let len = if fitted { superblock } else { T::ENDURANCE as usize };
+        let Some((block, tail)) = rest.split_at_checked(len.min(rest.len())) else {
+            break;
+        };
+        rest = tail;
+        if fitted {
+            // The state is non-empty; renormalised first, as a block deposit needs.
+            if m.pending > 0 {
+                renorm(p, c);
+                m.pending = 0;
+            }
+            let top = p.first().is_some_and(|&p0| T::window_index(p0) == 0);
+            if crate::simd::deposit_block_if_fits(p, c, top, block) {
+                m.count += block.len() as u64;
+                continue;
+            }
+        }
         // The largest magnitude, as bits: NaN and Inf sort above every finite value.
         let max_bits = crate::simd::max_abs_bits(block);
         if max_bits >= T::INF_BITS {
@@ -175,6 +205,7 @@ pub(crate) fn add_slice<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[
             for &x in block {
                 add_one(p, c, m, x)?;
             }
+            fitted = false;
             continue;
         }
         m.count += block.len() as u64;
@@ -185,6 +216,8 @@ pub(crate) fn add_slice<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[
         }
         let top = p.first().is_some_and(|&p0| T::window_index(p0) == 0);
         crate::simd::deposit_block(p, c, top, block);
+        // The window was raised for this block (if at all): the next is likely to fit.
+        fitted = true;
     }
     Ok(())
 }

@@ -74,6 +74,16 @@ pub trait Float:
     /// The largest `bits & !SIGN_BIT` of a slice (0 if empty): the largest magnitude, with
     /// NaN and Inf above every finite value.
     fn max_abs_bits(xs: &[Self]) -> u64;
+    /// (Internal, for the block deposit.) One step of a running [`Float::max_abs_bits`]
+    /// over `L` lanes, kept beside a deposit: each `keys[i]` (a key held in a value's bit
+    /// pattern; all-zero bits to start) becomes the larger of itself and `xs[i]`'s key. Native-width integer maxima,
+    /// so that it vectorises at the width of the values.
+    #[doc(hidden)]
+    fn max_abs_keys<const L: usize>(keys: &mut [Self; L], xs: &[Self; L]);
+    /// (Internal.) The largest key of the lanes of [`Float::max_abs_keys`]: `max_abs_bits`
+    /// of every value they took.
+    #[doc(hidden)]
+    fn max_abs_keys_reduce<const L: usize>(keys: &[Self; L]) -> u64;
     /// Converts a renormalised state to a float (ReproBLAS's `binned_ddmconv` /
     /// `binned_ssmconv` order). `p` and `c` have the same, non-zero length; `p[0]` is a
     /// finite, non-zero reference-range value.
@@ -268,6 +278,19 @@ impl Float for f64 {
         max_abs_lanes::<f64, i64>(xs, |x| (x.to_bits() & !(1 << 63)) as i64) as u64
     }
 
+    #[inline(always)]
+    fn max_abs_keys<const L: usize>(keys: &mut [f64; L], xs: &[f64; L]) {
+        for (k, x) in keys.iter_mut().zip(xs.iter()) {
+            let key = (x.to_bits() & !(1 << 63)) as i64;
+            *k = f64::from_bits((k.to_bits() as i64).max(key) as u64);
+        }
+    }
+
+    #[inline(always)]
+    fn max_abs_keys_reduce<const L: usize>(keys: &[f64; L]) -> u64 {
+        keys.iter().fold(0, |m: i64, k| m.max(k.to_bits() as i64)) as u64
+    }
+
     fn convert(p: &[f64], c: &[f64]) -> f64 {
         convert_f64(p, c)
     }
@@ -315,6 +338,19 @@ impl Float for f32 {
     #[inline(always)]
     fn max_abs_bits(xs: &[f32]) -> u64 {
         max_abs_lanes::<f32, i32>(xs, |x| (x.to_bits() & !(1 << 31)) as i32) as u64
+    }
+
+    #[inline(always)]
+    fn max_abs_keys<const L: usize>(keys: &mut [f32; L], xs: &[f32; L]) {
+        for (k, x) in keys.iter_mut().zip(xs.iter()) {
+            let key = (x.to_bits() & !(1 << 31)) as i32;
+            *k = f32::from_bits((k.to_bits() as i32).max(key) as u32);
+        }
+    }
+
+    #[inline(always)]
+    fn max_abs_keys_reduce<const L: usize>(keys: &[f32; L]) -> u64 {
+        keys.iter().fold(0, |m: i32, k| m.max(k.to_bits() as i32)) as u64
     }
 
     fn convert(p: &[f32], c: &[f32]) -> f32 {
