@@ -140,7 +140,11 @@ fn bench_cumsum<T: Plain>(c: &mut Criterion, name: &str) {
 /// The facade's sum on 1 and 2 threads at N = 1e7 (memory-bound), the same bits.
 fn bench_threads<T: Plain>(c: &mut Criterion, name: &str) {
     let mut g = c.benchmark_group(format!("threads_{name}"));
-    let n = 10_000_000;
+    // N = 1e7 (inside this machine's L3); REPROSUM_BENCH_THREADS_N sets another (1e8 is past it).
+    let n = std::env::var("REPROSUM_BENCH_THREADS_N")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .map_or(10_000_000, |v| v as usize);
     let x = data::<T>(n);
     g.throughput(Throughput::Elements(n as u64));
     g.sample_size(10);
