@@ -137,10 +137,10 @@ fn bench_cumsum<T: Plain>(c: &mut Criterion, name: &str) {
     g.finish();
 }
 
-/// The facade's sum on 1 and 2 threads at N = 1e7 (memory-bound), the same bits.
+/// The facade's sum on 1 and 2 threads, beside the plain 16-lane sum over the same pools, at
+/// N = 1e7 (in this machine's L3) or `REPROSUM_BENCH_THREADS_N`; the same bits checked.
 fn bench_threads<T: Plain>(c: &mut Criterion, name: &str) {
     let mut g = c.benchmark_group(format!("threads_{name}"));
-    // N = 1e7 (inside this machine's L3); REPROSUM_BENCH_THREADS_N sets another (1e8 is past it).
     let n = std::env::var("REPROSUM_BENCH_THREADS_N")
         .ok()
         .and_then(|s| s.parse::<f64>().ok())

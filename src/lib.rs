@@ -91,11 +91,12 @@ const INLINE_SUM: usize = 1 << 17;
 /// Below this many values a cumulative sum runs on the calling thread.
 const INLINE_CUMSUM: usize = 1 << 14;
 
-/// Whether a cumulative sum of `n` values runs in one pass on the calling thread: small
-/// inputs, or a pool of one thread (where the parallel form's first pass, the chunk
-/// totals, would only add a second read of the data).
-fn inline_cumsum(n: usize) -> bool {
-    n < INLINE_CUMSUM || rayon::current_num_threads() <= 1
+/// Whether `n` values are summed (or cumulatively summed) on the calling thread: fewer than
+/// `below`, less work than handing it to the pool costs, or a pool of one thread, where
+/// chunks would only add merges (for a cumulative sum, a second read of the data for the
+/// chunk totals) and a hop to the pool's thread.
+fn inline(n: usize, below: usize) -> bool {
+    n < below || rayon::current_num_threads() <= 1
 }
 
 /// Checks fold and length before any work, and returns an empty accumulator.
@@ -113,10 +114,7 @@ fn prepare<T: Float>(n: usize, opts: &Options) -> Result<DynAccumulator<T>, Erro
 /// [`Error::InvalidFold`], [`Error::CapacityExceeded`].
 pub fn accumulate<T: Float>(xs: &[T], opts: &Options) -> Result<DynAccumulator<T>, Error> {
     let empty = prepare::<T>(xs.len(), opts)?;
-    if opts.chunk_len == 0 && (xs.len() < INLINE_SUM || rayon::current_num_threads() <= 1) {
-        // Less work than handing it to the pool costs, or a pool of one thread (where
-        // chunks would only add merges and a hop to the pool's thread): on the calling
-        // thread.
+    if opts.chunk_len == 0 && inline(xs.len(), INLINE_SUM) {
         return fpenv::with_ieee_fp(|| {
             let mut a = empty;
             a.add_slice(xs)?;
@@ -225,7 +223,7 @@ pub fn cumsum_with<T: Float>(xs: &[T], out: &mut [T], opts: &Options) -> Result<
         return Err(Error::LengthMismatch);
     }
     let empty = prepare::<T>(xs.len(), opts)?;
-    if opts.chunk_len == 0 && inline_cumsum(xs.len()) {
+    if opts.chunk_len == 0 && inline(xs.len(), INLINE_CUMSUM) {
         return replay(xs, out, empty);
     }
     let chunk = opts.chunk_for(xs.len());
@@ -255,7 +253,7 @@ pub fn cumsum_in_place<T: Float>(xs: &mut [T]) -> Result<(), Error> {
 /// [`Error::InvalidFold`], [`Error::CapacityExceeded`]; nothing is written then.
 pub fn cumsum_in_place_with<T: Float>(xs: &mut [T], opts: &Options) -> Result<(), Error> {
     let empty = prepare::<T>(xs.len(), opts)?;
-    if opts.chunk_len == 0 && inline_cumsum(xs.len()) {
+    if opts.chunk_len == 0 && inline(xs.len(), INLINE_CUMSUM) {
         let mut acc = empty;
         return fpenv::with_ieee_fp(|| acc.add_running_in_place(xs));
     }

@@ -454,6 +454,31 @@ impl Device {
             .map_err(drv("cuLaunchKernel"))
     }
 
+    /// A tile pass: the fixed-window kernel (with its shared memory) over every tile, when
+    /// it can take this block, then the general kernel over the tiles it listed (a
+    /// grid-stride loop over the list, so a small grid); without the fixed kernel, the
+    /// general one over every tile (a null list in `args`).
+    ///
+    /// # Safety
+    /// As [`Device::launch`], for both kernels with the same `args`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn launch_tiles(
+        &self,
+        fixed: Option<(&Func, u32)>,
+        general: (&Func, u32),
+        ntiles: u64,
+        block: u32,
+        stream: Stream,
+        args: &mut [*mut c_void],
+    ) -> Result<(), GpuError> {
+        let mut grid = ntiles as u32;
+        if let Some((f, smem)) = fixed {
+            self.launch(f, grid, block, smem, stream, args)?;
+            grid = grid.min(self.sm_count.saturating_mul(4).max(1));
+        }
+        self.launch(general.0, grid, block, general.1, stream, args)
+    }
+
     fn ensure_host(ws: &mut Workspace, bytes: usize) -> Result<(), GpuError> {
         if ws.host_bytes >= bytes && !ws.host.is_null() {
             return Ok(());
@@ -724,19 +749,15 @@ impl Device {
                 &mut tp as *mut _ as *mut c_void,
                 &mut lr as *mut _ as *mut c_void,
             ];
-            let mut rgrid = ntiles as u32;
-            if let Some(smem_rfixed) = rfixed {
-                self.launch(
-                    &k.tile_reduce_fixed,
-                    ntiles as u32,
-                    block,
-                    smem_rfixed,
-                    stream,
-                    &mut a1,
-                )?;
-                rgrid = rgrid.min(self.sm_count.saturating_mul(4).max(1));
-            }
-            self.launch(&k.tile_reduce, rgrid, block, smem_reduce, stream, &mut a1)?;
+            let rfixed = rfixed.map(|smem| (&k.tile_reduce_fixed, smem));
+            self.launch_tiles(
+                rfixed,
+                (&k.tile_reduce, smem_reduce),
+                ntiles,
+                block,
+                stream,
+                &mut a1,
+            )?;
             // Down: scan each level in groups, writing the group totals to the next level.
             for li in 0..levels.len() - 1 {
                 let (mut sp, mut cnt, mut tot) = (offs[li], levels[li], offs[li + 1]);
@@ -785,19 +806,8 @@ impl Device {
             &mut prefixes as *mut _ as *mut c_void,
             &mut lp as *mut _ as *mut c_void,
         ];
-        let mut grid = ntiles as u32;
-        if let Some(smem_fixed) = fixed {
-            self.launch(
-                &k.tile_scan_fixed,
-                ntiles as u32,
-                block,
-                smem_fixed,
-                stream,
-                &mut a3,
-            )?;
-            grid = grid.min(self.sm_count.saturating_mul(4).max(1));
-        }
-        self.launch(&k.tile_scan, grid, block, smem_scan, stream, &mut a3)?;
+        let fixed = fixed.map(|smem| (&k.tile_scan_fixed, smem));
+        self.launch_tiles(fixed, (&k.tile_scan, smem_scan), ntiles, block, stream, &mut a3)?;
         result::stream::synchronize(stream.0).map_err(drv("cuStreamSynchronize"))?;
         Ok(())
     }
