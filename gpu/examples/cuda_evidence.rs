@@ -35,7 +35,7 @@ use gpu_common::*;
 use rayon::prelude::*;
 use reprosum::Options;
 use reprosum_core::Float;
-use reprosum_gpu::cuda::{Device, DeviceBuffer, GpuFloat, Launch};
+use reprosum_gpu::cuda::{Device, DeviceBuffer, GpuFloat, Launch, Stream};
 
 fn splitmix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -183,6 +183,50 @@ fn cumsum_vs_core<T: GpuFloat>(
     let want: Vec<u64> = want.par_iter().map(|v| v.bits()).collect();
     let buf = DeviceBuffer::from_host(dev, xs).expect("upload");
     cumsum_check(dev, name, &buf, xs.len(), fold, &want, t, launches);
+    let n = xs.len();
+    if n < 2 {
+        return;
+    }
+    // In place.
+    let mut inplace = DeviceBuffer::from_host(dev, xs).expect("upload");
+    let ok = dev.cumsum_in_place(&mut inplace, fold).is_ok()
+        && inplace
+            .to_host()
+            .expect("download")
+            .par_iter()
+            .zip(want.par_iter())
+            .all(|(g, w)| g.bits() == *w);
+    t.check(ok, || {
+        format!("{name} cumsum in place n={n}: differs from the core")
+    });
+    // Input and output one element past a 16-byte boundary (the kernels' unvectorised
+    // paths), against the core's cumsum of the same values.
+    let mut want1 = vec![T::default(); n - 1];
+    reprosum::cumsum_fold(&xs[1..], &mut want1, fold).expect("core cumsum");
+    let mut out = DeviceBuffer::<T>::alloc(dev, n).expect("alloc");
+    out.fill_bytes(0xA5).expect("poison");
+    let b = T::BYTES as u64;
+    // SAFETY: both buffers hold n values of T; the call reads and writes the last n - 1.
+    let r = unsafe {
+        dev.cumsum_raw::<T>(
+            buf.device_ptr() + b,
+            out.device_ptr() + b,
+            n - 1,
+            fold,
+            Stream::DEFAULT,
+            &Launch::default(),
+        )
+    };
+    let got = out.to_host().expect("download");
+    let ok = r.is_ok()
+        && got[0].bits() == T::from_bits_u64(0xA5A5_A5A5_A5A5_A5A5).bits()
+        && got[1..]
+            .par_iter()
+            .zip(want1.par_iter())
+            .all(|(g, w)| g.bits() == w.bits());
+    t.check(ok, || {
+        format!("{name} cumsum misaligned n={n}: differs from the core (or wrote outside)")
+    });
 }
 
 fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {

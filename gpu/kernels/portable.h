@@ -6,8 +6,8 @@
 //
 // What the kernels use: thread/block indices and dimensions, block barriers, dynamic
 // shared memory, one 32-bit atomic add on global memory, device-wide fences, volatile
-// loads, bit casts, count-leading-zeros, round-to-nearest IEEE add/sub/mul and
-// double-to-float conversion (no division: on AMD it compiles to FMAs). They use NO warp
+// loads, 16-byte vector loads and stores, bit casts, count-leading-zeros,
+// round-to-nearest IEEE add/sub/mul and double-to-float conversion (no division: on AMD it compiles to FMAs). They use NO warp
 // shuffles, ballots, warp-synchronous code or warp-size assumptions: correctness cannot
 // depend on the warp width (32 on NVIDIA and RDNA, 64 on CDNA). No CUB, no cooperative
 // groups, no inline assembly.
@@ -65,6 +65,13 @@ RS_DEV void rs_ld16(const float* p, float (&v)[4]) {
   float4 t = *reinterpret_cast<const float4*>(p);
   v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
 }
+// 16-byte vector stores (the pointer is 16-byte aligned).
+RS_DEV void rs_st16(double* p, const double (&v)[2]) {
+  *reinterpret_cast<double2*>(p) = make_double2(v[0], v[1]);
+}
+RS_DEV void rs_st16(float* p, const float (&v)[4]) {
+  *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+}
 
 #elif defined(RS_HOST_SHIM)
 
@@ -90,6 +97,8 @@ RS_DEV int rs_clz(rs_u64 x) { return x ? __builtin_clzll(x) : 64; }
 RS_DEV int rs_clz(rs_u32 x) { return x ? __builtin_clz(x) : 32; }
 RS_DEV void rs_ld16(const double* p, double (&v)[2]) { v[0] = p[0]; v[1] = p[1]; }
 RS_DEV void rs_ld16(const float* p, float (&v)[4]) { for (int i = 0; i < 4; ++i) v[i] = p[i]; }
+RS_DEV void rs_st16(double* p, const double (&v)[2]) { p[0] = v[0]; p[1] = v[1]; }
+RS_DEV void rs_st16(float* p, const float (&v)[4]) { for (int i = 0; i < 4; ++i) p[i] = v[i]; }
 
 #else
 #error "reprosum portable.h: compile with nvcc, hipcc, or define RS_HOST_SHIM"

@@ -15,15 +15,17 @@
 //                 and resets the counter. One launch for any n.
 //   rs_tile_reduce_fixed  state of each full tile of blockDim * E contiguous elements
 //                 whose largest magnitude gives an ordinary window: exact per-slot sums of
-//                 the pieces against that window; other tiles are listed.
+//                 the pieces against that window; other tiles are listed. It also hands the
+//                 scan pass each thread's exclusive sums of pieces and the tile's window.
 //   rs_tile_reduce  state of each listed tile (or of every tile): per-thread states and a
 //                 block merge.
 //   rs_group_scan, rs_add_prefix  exclusive prefix states of the tiles, in place, in
 //                 groups of blockDim (recursively over the group totals).
 //   rs_tile_scan_fixed  each full tile whose values leave its prefix's window unchanged:
-//                 exact per-slot sums of the pieces, a block-wide exclusive sum of them,
-//                 then each thread replays its E elements from its own running slot totals;
-//                 other tiles are listed.
+//                 each thread's exclusive sums of the pieces (handed by the reduce pass when
+//                 the windows agree, else computed: per-slot sums and a block-wide exclusive
+//                 sum), then each thread replays its E elements from its own running slot
+//                 totals; other tiles are listed.
 //   rs_tile_scan    each listed tile (or every tile) from its prefix: per-thread segment
 //                 states, a block-wide exclusive scan of states, then each thread replays
 //                 its E elements, writing value(prefix) after each one.
@@ -43,6 +45,8 @@ struct RsF<double> {
   static constexpr int MAX_EXP_FIELD = 2046, TOP_FIELD = 2060, COMP_EXP = -14, BIAS = 1023;
   static constexpr U SIGN = 0x8000000000000000ull, INF_BITS = 0x7ff0000000000000ull;
   static constexpr int VEC = 2;
+  // Elements per thread of a cumsum tile (the hosts' TILE_ITEMS).
+  static constexpr int TILE_E = 16;
 };
 
 template <>
@@ -52,6 +56,7 @@ struct RsF<float> {
   static constexpr int MAX_EXP_FIELD = 254, TOP_FIELD = 266, COMP_EXP = -12, BIAS = 127;
   static constexpr U SIGN = 0x80000000u, INF_BITS = 0x7f800000u;
   static constexpr int VEC = 4;
+  static constexpr int TILE_E = 32;
 };
 
 #define RS_FLAG_NAN 1u
@@ -826,38 +831,165 @@ RS_DEV void rs_tile_reduce_body(const T* x, rs_u64 n, T* tiles, const rs_u32* li
   }
 }
 
-// The state of a full tile whose largest magnitude gives a window with a cached conversion
-// (see RsWin; no NaN or Inf): the window starts at that magnitude's bin (as rs_update puts
-// it), every value's pieces are taken against the window's bins, the block sums them per
-// slot exactly, and thread 0 writes the renormalised state (remainder in [0, q), carry the
-// number of whole q), which is the state any order of deposits reaches. Other tiles are
-// appended to `list` (list[0] counts) for rs_tile_reduce_body.
-// Shared memory: a 16-byte header, K * (blockDim + RS_RAKE) doubles, blockDim + RS_RAKE
-// magnitudes.
-template <typename T, int K, int E>
-RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* list) {
+// The largest tile whose per-thread exclusive sums of pieces the reduce pass hands to the
+// scan pass, stored in T: a sum of fewer than `tile` pieces, each below 2^(W-1) grid units,
+// must stay below 2^p units (f32: 4096 * 2^12 = 2^24; f64: 8192 * 2^39 = 2^52).
+template <typename T>
+RS_DEV rs_u64 rs_reuse_tile_max() {
+  return sizeof(T) == 8 ? 8192u : 4096u;
+}
+
+// No window recorded for a tile (the scan pass takes its pieces itself).
+#define RS_TOP_NONE 0xFFFFFFFFu
+
+RS_DEV bool rs_aligned16(const void* p) {
+  return (reinterpret_cast<unsigned long long>(p) & 15u) == 0;
+}
+
+// The fixed-window kernels' run layout in shared memory: thread r's run of E consecutive
+// tile elements occupies [r * E, r * E + E) as E / VEC 16-byte vectors, in an order that
+// depends on r (vector u at slot u XOR a few bits of r), so that both the coalesced copy
+// (consecutive vectors to consecutive threads) and the threads' reads of their runs (one
+// vector per thread) touch distinct banks. rs_vec_pos: where vector u of run r starts.
+template <typename T, int E>
+RS_DEV unsigned rs_vec_pos(unsigned r, unsigned u) {
+  const unsigned VEC = RsF<T>::VEC, CPR = E / VEC;
+  return r * E + ((u ^ (r * CPR / 8)) & (CPR - 1)) * VEC;
+}
+
+// Where tile element i is in the run layout.
+template <typename T, int E>
+RS_DEV unsigned rs_run_pos(unsigned i) {
+  const unsigned VEC = RsF<T>::VEC;
+  return rs_vec_pos<T, E>(i / E, (i % E) / VEC) + i % VEC;
+}
+
+// Loads a tile of B * E values (x: the tile's first value) into registers, coalesced:
+// 16-byte vectors when x is 16-byte aligned (then every vector is; v[u * VEC + e] is element
+// e of the thread's vector u * B + tid), else one value at a time (v[j] is element
+// j * B + tid). rs_put stores them in shared memory in the run layout.
+template <typename T, int E>
+RS_DEV void rs_fetch(const T* x, T (&v)[E]) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const int VEC = RsF<T>::VEC;
+  if (rs_aligned16(x)) {
+#pragma unroll
+    for (int u = 0; u < E / VEC; ++u) {
+      T w[RsF<T>::VEC];
+      rs_ld16(x + (rs_u64)((unsigned)u * B + tid) * VEC, w);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) v[u * VEC + e] = w[e];
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < E; ++j) v[j] = x[(unsigned)j * B + tid];
+  }
+}
+
+// Stores what rs_fetch loaded from x into shared memory in the run layout, then a barrier.
+template <typename T, int E>
+RS_DEV void rs_put(const T* x, const T (&v)[E], T* vals) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const int VEC = RsF<T>::VEC;
+  if (rs_aligned16(x)) {
+#pragma unroll
+    for (int u = 0; u < E / VEC; ++u) {
+      const unsigned c = (unsigned)u * B + tid;  // the vector's number in the tile
+      T w[RsF<T>::VEC];
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) w[e] = v[u * VEC + e];
+      rs_st16(vals + rs_vec_pos<T, E>(c / (E / VEC), c % (E / VEC)), w);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < E; ++j) vals[rs_run_pos<T, E>((unsigned)j * B + tid)] = v[j];
+  }
+  RS_SYNC();
+}
+
+// The reverse: a barrier, then the tile from shared memory (run layout) to global memory.
+template <typename T, int E>
+RS_DEV void rs_stage_out(const T* vals, T* out) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const int VEC = RsF<T>::VEC;
+  RS_SYNC();
+  if (rs_aligned16(out)) {
+#pragma unroll
+    for (int u = 0; u < E / VEC; ++u) {
+      const unsigned c = (unsigned)u * B + tid;
+      T w[RsF<T>::VEC];
+      rs_ld16(vals + rs_vec_pos<T, E>(c / (E / VEC), c % (E / VEC)), w);
+      rs_st16(out + (rs_u64)c * VEC, w);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < E; ++j) {
+      const unsigned i = (unsigned)j * B + tid;
+      out[i] = vals[rs_run_pos<T, E>(i)];
+    }
+  }
+}
+
+// Where thread i's sums are in each slot's row of rs_block_exclusive_parts's D: one pad
+// double every 16 (128 bytes), so that the raking threads' strided reads and writes fall in
+// distinct banks.
+RS_DEV unsigned rs_part_pos(unsigned i) {
+  return i + i / 16;
+}
+
+// Doubles per slot in rs_block_exclusive_parts's D: a padded row, then the runs' totals.
+RS_DEV unsigned rs_part_row(unsigned B) {
+  return B + B / 16 + 1;
+}
+
+// The fixed-window kernels' shared memory: a 16-byte header, K * (rs_part_row(B) + RS_RAKE)
+// doubles (rs_block_exclusive_parts), B + RS_RAKE magnitudes (rs_block_max), then (from
+// the next 16-byte boundary) the tile in the run layout (B * E values).
+struct RsFixedSmem {
+  unsigned char* header;
+  double* D;
+  unsigned char* M;
+  unsigned char* vals;
+};
+
+template <typename T, int K>
+RS_DEV RsFixedSmem rs_fixed_smem(unsigned char* smem) {
+  const unsigned B = RS_BDIM;
+  RsFixedSmem f;
+  f.header = smem;
+  f.D = reinterpret_cast<double*>(smem + 16);
+  f.M = reinterpret_cast<unsigned char*>(f.D + (rs_u64)K * (rs_part_row(B) + RS_RAKE));
+  const rs_u64 at = (rs_u64)(f.M - smem) + (rs_u64)(B + RS_RAKE) * sizeof(T);
+  f.vals = smem + ((at + 15) & ~(rs_u64)15);
+  return f;
+}
+
+// The largest magnitude (bits without the sign) of run r.
+template <typename T, int E>
+RS_DEV typename RsF<T>::U rs_run_max(const T* vals, unsigned r) {
   typedef typename RsF<T>::U U;
-  RS_DYN_SHARED(rs_smem);
+  U mx = 0;
+#pragma unroll
+  for (int u = 0; u < E / RsF<T>::VEC; ++u) {
+    T w[RsF<T>::VEC];
+    rs_ld16(vals + rs_vec_pos<T, E>(r, u), w);
+#pragma unroll
+    for (int e = 0; e < RsF<T>::VEC; ++e) {
+      const U m = rs_bits(w[e]) & ~RsF<T>::SIGN;
+      mx = m > mx ? m : mx;
+    }
+  }
+  return mx;
+}
+
+// The block's largest magnitude (raking), returned to every thread. M holds B + RS_RAKE
+// magnitudes, bmx one. Every thread reaches every barrier.
+template <typename T>
+RS_DEV typename RsF<T>::U rs_block_max(typename RsF<T>::U mx, typename RsF<T>::U* M, typename RsF<T>::U* bmx) {
+  typedef typename RsF<T>::U U;
   const unsigned tid = RS_TID, B = RS_BDIM;
   const unsigned R = B < RS_RAKE ? B : RS_RAKE;
   const unsigned seg = rs_rake_seg(B);
-  U* bmx = reinterpret_cast<U*>(rs_smem);
-  double* D = reinterpret_cast<double*>(rs_smem + 16);
-  U* M = reinterpret_cast<U*>(D + (rs_u64)K * (B + RS_RAKE));
-  const rs_u64 tile = (rs_u64)B * E;
-  const rs_u64 base = RS_BID * tile;
-  if (base + tile > n || tile > rs_fast_tile_max<T>()) {  // the same for every thread
-    if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
-    return;
-  }
-  T v[E];
-  U mx = 0;
-#pragma unroll
-  for (int j = 0; j < E; ++j) {
-    v[j] = x[base + (rs_u64)j * B + tid];
-    const U m = rs_bits(v[j]) & ~RsF<T>::SIGN;
-    mx = m > mx ? m : mx;
-  }
   M[tid] = mx;
   RS_SYNC();
   if (tid < R) {
@@ -869,11 +1001,205 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* li
   RS_SYNC();
   if (tid == 0) {
     U m = 0;
-    for (unsigned r = 0; r < R; ++r) m = M[B + r] > m ? M[B + r] : m;
+#pragma unroll
+    for (unsigned r = 0; r < RS_RAKE; ++r) {
+      const U v = r < R ? M[B + r] : 0;  // a constant bound: the loads overlap
+      m = v > m ? v : m;
+    }
     *bmx = m;
   }
   RS_SYNC();
-  const U top_mag = *bmx;
+  return *bmx;
+}
+
+// The pieces per slot against the window, summed over run r (exact in T: E pieces below
+// 2^(W-1) grid units). A value at or above the window's threshold sends the tile elsewhere,
+// so what its pieces are does not matter.
+template <typename T, int K, int E>
+RS_DEV void rs_parts(const T* vals, unsigned r, const RsWin<T, K>& w, T (&part)[K]) {
+#pragma unroll
+  for (int j = 0; j < K; ++j) part[j] = (T)0;
+#pragma unroll
+  for (int u = 0; u < E / RsF<T>::VEC; ++u) {
+    T x[RsF<T>::VEC];
+    rs_ld16(vals + rs_vec_pos<T, E>(r, u), x);
+#pragma unroll
+    for (int e = 0; e < RsF<T>::VEC; ++e) {
+      T v = x[e];
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const T d = rs_sub(w.bj[j], rs_add(w.bj[j], rs_low1(v)));  // minus the piece, exactly
+        part[j] = rs_sub(part[j], d);
+        if (j + 1 < K) v = rs_add(v, d);
+      }
+    }
+  }
+}
+
+// Raking threads of rs_block_exclusive_parts (at most RS_RAKE): about the square root of
+// the usual block, so that the two serial stages are short.
+#define RS_PART_RAKE 16
+
+// Block-wide exclusive sums of the threads' parts (raking: R threads each scan a run of
+// threads, then add the runs before theirs): on return D[j * rs_part_row(B) +
+// rs_part_pos(tid)] is the sum of slot j's parts of the threads before tid (the last
+// thread's plus its own parts: the block's totals). Every sum is exact (integers times the
+// slot's grid), so any order and any association gives the same bits. D holds
+// K * (rs_part_row(B) + RS_PART_RAKE) doubles. Every thread reaches every barrier.
+template <typename T, int K>
+RS_DEV void rs_block_exclusive_parts(const T (&part)[K], double* D) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const unsigned R = B < RS_PART_RAKE ? B : RS_PART_RAKE;
+  const unsigned seg = B <= RS_PART_RAKE ? 1u : (B + RS_PART_RAKE - 1) / RS_PART_RAKE;
+  const unsigned SB = rs_part_row(B);
+  double* TOT = D + K * SB;  // TOT[j * R + r]: run r's total of slot j
+#pragma unroll
+  for (int j = 0; j < K; ++j) D[j * SB + rs_part_pos(tid)] = (double)part[j];
+  RS_SYNC();
+  if (tid < R) {
+    const unsigned a = tid * seg, e = a + seg < B ? a + seg : B;
+    double run[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) run[j] = 0.0;
+    for (unsigned i = a; i < e; ++i) {
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const double v = D[j * SB + rs_part_pos(i)];
+        D[j * SB + rs_part_pos(i)] = run[j];
+        run[j] = rs_add(run[j], v);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j) TOT[j * R + tid] = run[j];
+  }
+  RS_SYNC();
+  if (tid < R) {
+    const unsigned a = tid * seg, e = a + seg < B ? a + seg : B;
+    // The runs before this one, in two interleaved sums (exact, so their order is free).
+    double o0[K], o1[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) o0[j] = o1[j] = 0.0;
+#pragma unroll
+    for (unsigned r = 0; r < RS_PART_RAKE; r += 2) {  // a constant bound: the loads overlap
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        if (r < tid) o0[j] = rs_add(o0[j], TOT[j * R + r]);
+        if (r + 1 < tid) o1[j] = rs_add(o1[j], TOT[j * R + r + 1]);
+      }
+    }
+    for (unsigned i = a; i < e; ++i) {
+#pragma unroll
+      for (int j = 0; j < K; ++j) D[j * SB + rs_part_pos(i)] = rs_add(D[j * SB + rs_part_pos(i)], rs_add(o0[j], o1[j]));
+    }
+  }
+  RS_SYNC();
+}
+
+// A thread's start: the prefix state's slots plus the sums st of the pieces before the
+// thread, split into remainders rem in [0, q) and carry terms ct = C * q (the carry unit of
+// slot j is q_j = B_j / 6, w.b6).
+template <typename T, int K>
+RS_DEV void rs_start(const RsAcc<T, K>& pre, const RsWin<T, K>& w, const double (&st)[K], T (&rem)[K], double (&ct)[K]) {
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const double q = (double)w.b6[j];
+    const double t = rs_add((double)rs_sub(pre.p[j], w.bj[j]), st[j]);
+    double r, whole;
+    rs_split(t, q, rs_inv_pow2(q), r, whole);
+    rem[j] = (T)r;  // exact: a multiple of the grid below q
+    ct[j] = rs_mul(rs_add((double)pre.c[j], whole), q);
+  }
+}
+
+// Replays run r from its start: running slot totals kept in [0, q) by moving whole q into
+// the carry (rare), each converted in rs_convert_win's order with the carry terms computed
+// once per carry change; the cumulative sums replace the values.
+template <typename T, int K, int E>
+RS_DEV void rs_replay(T* vals, unsigned r, const RsWin<T, K>& w, T (&rem)[K], double (&ct)[K]) {
+  typedef typename RsF<T>::U U;
+  const int VEC = RsF<T>::VEC;
+  double head = rs_add(rs_add(0.0, ct[0]), ct[1]);
+  // One vector per iteration, not unrolled: as fast on the H200 as the whole run unrolled
+  // (measured), with a fraction of the code and registers.
+#pragma unroll 1
+  for (int u = 0; u < E / VEC; ++u) {
+    T* at = vals + rs_vec_pos<T, E>(r, u);
+    T x[RsF<T>::VEC];
+    rs_ld16(at, x);
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) {
+      T v = x[e];
+      bool out_of_range = false;
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const T d = rs_sub(w.bj[j], rs_add(w.bj[j], rs_low1(v)));
+        rem[j] = rs_sub(rem[j], d);
+        if (j + 1 < K) v = rs_add(v, d);
+        // Outside [0, q) as bits: a negative remainder has the sign bit set. (A -0
+        // remainder counts as outside; its split leaves it as it is.)
+        out_of_range |= rs_bits(rem[j]) >= (U)rs_bits(w.b6[j]);
+      }
+      if (out_of_range) {
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+          const double q = (double)w.b6[j];
+          double r, whole;
+          rs_split((double)rem[j], q, rs_inv_pow2(q), r, whole);
+          rem[j] = (T)r;
+          ct[j] = rs_add(ct[j], rs_mul(whole, q));  // exact: integers times a power of two
+        }
+        head = rs_add(rs_add(0.0, ct[0]), ct[1]);
+      }
+      // rs_convert_win's order: C0, C1, P0, then (C_i, P_{i-1}), then P_{K-1}.
+      double y = rs_add(head, (double)rem[0]);
+#pragma unroll
+      for (int j = 2; j < K; ++j) {
+        y = rs_add(y, ct[j]);
+        y = rs_add(y, (double)rem[j - 1]);
+      }
+      y = rs_add(y, (double)rem[K - 1]);
+      x[e] = rs_narrow(y, (T)0);
+    }
+    rs_st16(at, x);
+  }
+}
+
+// The state of a full tile whose largest magnitude gives a window with a cached conversion
+// (see RsWin; no NaN or Inf): the window starts at that magnitude's bin (as rs_update puts
+// it), every value's pieces are taken against the window's bins, the block sums them per
+// slot exactly, and the last thread writes the renormalised state (remainder in [0, q),
+// carry the number of whole q), which is the state any order of deposits reaches. Each
+// thread takes the run of E consecutive values tid * E.. of the tile (as the scan pass
+// does). Other tiles are appended to `list` (list[0] counts) for rs_tile_reduce_body.
+// With `parts` (and `tops`), the pass also hands the scan pass what it would compute again:
+// parts[(t * K + j) * blockDim + tid] the sum of slot j's pieces of the runs before tid's,
+// and tops[t] the window's top bin (RS_TOP_NONE where it records none).
+// Shared memory: see rs_fixed_smem.
+template <typename T, int K, int E>
+RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* list, T* parts, rs_u32* tops) {
+  typedef typename RsF<T>::U U;
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const RsFixedSmem sm = rs_fixed_smem<T, K>(rs_smem);
+  U* bmx = reinterpret_cast<U*>(sm.header);
+  double* D = sm.D;
+  U* M = reinterpret_cast<U*>(sm.M);
+  T* vals = reinterpret_cast<T*>(sm.vals);
+  const rs_u64 tile = (rs_u64)B * E;
+  const rs_u64 base = RS_BID * tile;
+  if (base + tile > n || tile > rs_fast_tile_max<T>()) {  // the same for every thread
+    if (tid == 0) {
+      if (tops) tops[RS_BID] = RS_TOP_NONE;
+      list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+    }
+    return;
+  }
+  {
+    T v[E];
+    rs_fetch<T, E>(x + base, v);
+    rs_put<T, E>(x + base, v, vals);
+  }
+  const U top_mag = rs_block_max<T>(rs_run_max<T, E>(vals, tid), M, bmx);
   RsAcc<T, K> s;
   rs_clear(s);
   RsWin<T, K> w;
@@ -883,43 +1209,29 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* li
     rs_win_set(w, s);
   }
   if (!w.fast) {  // the same for every thread
-    if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+    if (tid == 0) {
+      if (tops) tops[RS_BID] = RS_TOP_NONE;
+      list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+    }
     return;
   }
   T part[K];
-#pragma unroll
-  for (int j = 0; j < K; ++j) part[j] = (T)0;
-#pragma unroll
-  for (int e = 0; e < E; ++e) {
-    T y = v[e];
+  rs_parts<T, K, E>(vals, tid, w, part);
+  rs_block_exclusive_parts<T, K>(part, D);
+  const bool hand = parts && tile <= rs_reuse_tile_max<T>();
+  if (hand) {
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-      const T d = rs_sub(w.bj[j], rs_add(w.bj[j], rs_low1(y)));  // minus the piece, exactly
-      part[j] = rs_sub(part[j], d);
-      if (j + 1 < K) y = rs_add(y, d);
+      parts[(RS_BID * K + j) * B + tid] = (T)D[j * rs_part_row(B) + rs_part_pos(tid)];  // exact (see above)
     }
   }
-#pragma unroll
-  for (int j = 0; j < K; ++j) D[j * B + tid] = (double)part[j];
-  RS_SYNC();
-  if (tid < R) {
-    const unsigned a = tid * seg, e = a + seg < B ? a + seg : B;
+  if (tid == B - 1) {
+    if (tops) tops[RS_BID] = hand ? (rs_u32)rs_window_index(s.p[0]) : RS_TOP_NONE;
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-      double run = 0.0;
-      for (unsigned i = a; i < e; ++i) run = rs_add(run, D[j * B + i]);
-      D[K * B + j * R + tid] = run;
-    }
-  }
-  RS_SYNC();
-  if (tid == 0) {
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      double t = 0.0;
-      for (unsigned r = 0; r < R; ++r) t = rs_add(t, D[K * B + j * R + r]);
       const double q = (double)w.b6[j];
       double rem, whole;
-      rs_split(t, q, rs_inv_pow2(q), rem, whole);
+      rs_split(rs_add(D[j * rs_part_row(B) + rs_part_pos(tid)], (double)part[j]), q, rs_inv_pow2(q), rem, whole);
       s.p[j] = rs_add(w.bj[j], (T)rem);  // exact: the remainder is below q = B / 6
       s.c[j] = (T)whole;
     }
@@ -930,167 +1242,77 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* li
 // The fixed-window tile scan, for a full tile (not the first) whose prefix state has a
 // cached window (see RsWin) that no value of the tile raises. Every value's pieces are then
 // taken against the window's bins, independent of the state (as in the core's scan). Each
-// thread sums its E values' pieces per slot, the block scans those sums exactly (integers
-// times the slot's grid, so any order), and each thread replays its values from its own
-// prefix: running slot totals kept in [0, q) by moving whole q into the carry (rare), each
-// converted in rs_convert_win's order with the carry terms computed once per carry change.
+// thread takes the run of E consecutive values tid * E.. and needs the sums of the pieces of
+// the runs before it: when the reduce pass recorded them for this window (tops[t] is the
+// prefix's top bin), it reads them from `parts`; otherwise each thread sums its own pieces
+// per slot and the block scans those sums exactly (integers times the slot's grid, so any
+// order). Each thread then replays its run from its own start (rs_replay).
 // A tile that does not qualify writes nothing to `out`: thread 0 appends its number to
 // `list` (list[0] counts, list[1..] holds tile numbers) for rs_tile_scan_body. Only this path
 // is in this kernel, so that it keeps few registers (occupancy).
-// Shared memory: a 16-byte header (the block's largest magnitude), K * (blockDim + RS_RAKE)
-// doubles (the scan of the sums), blockDim + RS_RAKE magnitudes, then the tile (padded).
+// Shared memory: see rs_fixed_smem.
 template <typename T, int K, int E>
-RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u32* list) {
+RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u32* list,
+                                    const T* parts, const rs_u32* tops) {
   typedef typename RsF<T>::U U;
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
-  const unsigned R = B < RS_RAKE ? B : RS_RAKE;
-  const unsigned seg = rs_rake_seg(B);
-  U* bmx = reinterpret_cast<U*>(rs_smem);
-  double* D = reinterpret_cast<double*>(rs_smem + 16);
-  U* M = reinterpret_cast<U*>(D + (rs_u64)K * (B + R));
-  T* vals = reinterpret_cast<T*>(M + (B + R));
+  const RsFixedSmem sm = rs_fixed_smem<T, K>(rs_smem);
+  U* bmx = reinterpret_cast<U*>(sm.header);
+  double* D = sm.D;
+  U* M = reinterpret_cast<U*>(sm.M);
+  T* vals = reinterpret_cast<T*>(sm.vals);
   const rs_u64 tile = (rs_u64)B * E;
   const rs_u64 base = RS_BID * tile;
 
-  RsAcc<T, K> pre;
-  RsWin<T, K> w;
-  w.fast = false;
-  if (prefixes && RS_BID > 0 && base + tile <= n && tile <= rs_fast_tile_max<T>()) {
-    rs_load(prefixes, RS_BID * (rs_u64)(2 * K + 1), 1, pre);
-    rs_renorm(pre);
-    rs_win_set(w, pre);
+  if (!prefixes || RS_BID == 0 || base + tile > n || tile > rs_fast_tile_max<T>()) {
+    if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+    return;
   }
+  // Every load this thread needs, at once (one memory latency): its share of the tile, the
+  // handed sums, the prefix state.
+  T v[E];
+  rs_fetch<T, E>(x + base, v);
+  T handed[K];
+  rs_u32 top = RS_TOP_NONE;
+  if (parts) {
+#pragma unroll
+    for (int j = 0; j < K; ++j) handed[j] = parts[(RS_BID * K + j) * B + tid];
+    top = tops[RS_BID];
+  }
+  RsAcc<T, K> pre;
+  rs_load(prefixes, RS_BID * (rs_u64)(2 * K + 1), 1, pre);
+  rs_renorm(pre);
+  RsWin<T, K> w;
+  rs_win_set(w, pre);
   if (!w.fast) {  // the same for every thread of the block
     if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
     return;
   }
+  rs_put<T, E>(x + base, v, vals);
+  double st[K];
+  if (top == (rs_u32)rs_window_index(pre.p[0])) {  // the same for the block
+    // The reduce pass took this tile's pieces against this window: its largest magnitude
+    // gave this top bin, so no value raises the window.
 #pragma unroll
-  for (int j = 0; j < E; ++j) vals[rs_pad<E>((unsigned)j * B + tid)] = x[base + (rs_u64)j * B + tid];
-  RS_SYNC();
-
-  // The thread's pieces per slot (exact in T: E pieces below 2^(W-1) grid units) and its
-  // largest magnitude. A value at or above the threshold sends the tile to the general
-  // path, so what its pieces are does not matter.
-  const unsigned lo = tid * (unsigned)E;
-  T part[K];
-#pragma unroll
-  for (int j = 0; j < K; ++j) part[j] = (T)0;
-  U mx = 0;
-#pragma unroll
-  for (int e = 0; e < E; ++e) {
-    T v = vals[rs_pad<E>(lo + e)];
-    const U m = rs_bits(v) & ~RsF<T>::SIGN;
-    mx = m > mx ? m : mx;
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const T d = rs_sub(w.bj[j], rs_add(w.bj[j], rs_low1(v)));  // minus the piece, exactly
-      part[j] = rs_sub(part[j], d);
-      if (j + 1 < K) v = rs_add(v, d);
+    for (int j = 0; j < K; ++j) st[j] = (double)handed[j];
+  } else {
+    if (rs_block_max<T>(rs_run_max<T, E>(vals, tid), M, bmx) >= w.thr) {
+      // A value raises the window (or is NaN or Inf): the same for all.
+      if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+      return;
     }
+    T part[K];
+    rs_parts<T, K, E>(vals, tid, w, part);
+    rs_block_exclusive_parts<T, K>(part, D);
+#pragma unroll
+    for (int j = 0; j < K; ++j) st[j] = D[j * rs_part_row(B) + rs_part_pos(tid)];
   }
-
-  // Block-wide exclusive sums of the parts (raking: R threads each scan a run, then add the
-  // runs before theirs) and the largest magnitude.
-#pragma unroll
-  for (int j = 0; j < K; ++j) D[j * B + tid] = (double)part[j];
-  M[tid] = mx;
-  RS_SYNC();
-  if (tid < R) {
-    const unsigned a = tid * seg, e = a + seg < B ? a + seg : B;
-    double run[K];
-#pragma unroll
-    for (int j = 0; j < K; ++j) run[j] = 0.0;
-    U m = 0;
-    for (unsigned i = a; i < e; ++i) {
-#pragma unroll
-      for (int j = 0; j < K; ++j) {
-        const double v = D[j * B + i];
-        D[j * B + i] = run[j];
-        run[j] = rs_add(run[j], v);
-      }
-      m = M[i] > m ? M[i] : m;
-    }
-#pragma unroll
-    for (int j = 0; j < K; ++j) D[K * B + j * R + tid] = run[j];
-    M[B + tid] = m;
-  }
-  RS_SYNC();
-  if (tid < R) {
-    const unsigned a = tid * seg, e = a + seg < B ? a + seg : B;
-    double off[K];
-#pragma unroll
-    for (int j = 0; j < K; ++j) off[j] = 0.0;
-    for (unsigned r = 0; r < tid; ++r) {
-#pragma unroll
-      for (int j = 0; j < K; ++j) off[j] = rs_add(off[j], D[K * B + j * R + r]);
-    }
-    for (unsigned i = a; i < e; ++i) {
-#pragma unroll
-      for (int j = 0; j < K; ++j) D[j * B + i] = rs_add(D[j * B + i], off[j]);
-    }
-    if (tid == 0) {
-      U m = 0;
-      for (unsigned r = 0; r < R; ++r) m = M[B + r] > m ? M[B + r] : m;
-      *bmx = m;
-    }
-  }
-  RS_SYNC();
-  if (*bmx >= w.thr) {  // a value raises the window (or is NaN or Inf): the same for all
-    if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
-    return;
-  }
-
-  // The thread's start: the prefix state's slots plus the parts before it, split. The
-  // carry unit of slot j is q_j = B_j / 6 (w.b6); its carry term C_j * q_j is kept as ct.
-  double ct[K];
   T rem[K];
-#pragma unroll
-  for (int j = 0; j < K; ++j) {
-    const double q = (double)w.b6[j];
-    const double t = rs_add((double)rs_sub(pre.p[j], w.bj[j]), D[j * B + tid]);
-    double r, whole;
-    rs_split(t, q, rs_inv_pow2(q), r, whole);
-    rem[j] = (T)r;  // exact: a multiple of the grid below q
-    ct[j] = rs_mul(rs_add((double)pre.c[j], whole), q);
-  }
-  double head = rs_add(rs_add(0.0, ct[0]), ct[1]);
-#pragma unroll
-  for (int e = 0; e < E; ++e) {
-    const unsigned at = rs_pad<E>(lo + e);
-    T v = vals[at];
-    bool out_of_range = false;
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const T d = rs_sub(w.bj[j], rs_add(w.bj[j], rs_low1(v)));
-      rem[j] = rs_sub(rem[j], d);
-      if (j + 1 < K) v = rs_add(v, d);
-      out_of_range |= rem[j] < (T)0 || rem[j] >= w.b6[j];
-    }
-    if (out_of_range) {
-#pragma unroll
-      for (int j = 0; j < K; ++j) {
-        const double q = (double)w.b6[j];
-        double r, whole;
-        rs_split((double)rem[j], q, rs_inv_pow2(q), r, whole);
-        rem[j] = (T)r;
-        ct[j] = rs_add(ct[j], rs_mul(whole, q));  // exact: integers times a power of two
-      }
-      head = rs_add(rs_add(0.0, ct[0]), ct[1]);
-    }
-    // rs_convert_win's order: C0, C1, P0, then (C_i, P_{i-1}), then P_{K-1}.
-    double y = rs_add(head, (double)rem[0]);
-#pragma unroll
-    for (int j = 2; j < K; ++j) {
-      y = rs_add(y, ct[j]);
-      y = rs_add(y, (double)rem[j - 1]);
-    }
-    y = rs_add(y, (double)rem[K - 1]);
-    vals[at] = rs_narrow(y, (T)0);
-  }
-  RS_SYNC();
-#pragma unroll
-  for (int j = 0; j < E; ++j) out[base + (rs_u64)j * B + tid] = vals[rs_pad<E>((unsigned)j * B + tid)];
+  double ct[K];
+  rs_start<T, K>(pre, w, st, rem, ct);
+  rs_replay<T, K, E>(vals, tid, w, rem, ct);
+  rs_stage_out<T, E>(vals, out + base);
 }
 
 // The general tile scan, for tile `t`: per-thread segment states, a block-wide exclusive
@@ -1173,31 +1395,30 @@ RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes, c
   }
 }
 
-#define RS_TILE_E 16
-
 #define RS_INSTANTIATE(T, TN, K)                                                                    \
-  RS_KERNEL void rs_sum_##TN##_k##K(const T* x, rs_u64 n, T* states, rs_u32* counter, T* result) { \
-    rs_sum_body<T, K>(x, n, states, counter, result);                                              \
+  RS_KERNEL void rs_sum_##TN##_k##K(const T* x, rs_u64 n, T* states, rs_u32* counter, T* result) {  \
+    rs_sum_body<T, K>(x, n, states, counter, result);                                               \
   }                                                                                                 \
-  RS_KERNEL void rs_tile_reduce_##TN##_k##K(const T* x, rs_u64 n, T* tiles, const rs_u32* list) {  \
-    rs_tile_reduce_body<T, K, RS_TILE_E>(x, n, tiles, list);                                       \
+  RS_KERNEL void rs_tile_reduce_##TN##_k##K(const T* x, rs_u64 n, T* tiles, const rs_u32* list) {   \
+    rs_tile_reduce_body<T, K, RsF<T>::TILE_E>(x, n, tiles, list);                                   \
   }                                                                                                 \
-  RS_KERNEL void rs_tile_reduce_fixed_##TN##_k##K(const T* x, rs_u64 n, T* tiles, rs_u32* list) {   \
-    rs_tile_reduce_fixed_body<T, K, RS_TILE_E>(x, n, tiles, list);                                 \
+  RS_KERNEL void rs_tile_reduce_fixed_##TN##_k##K(const T* x, rs_u64 n, T* tiles, rs_u32* list,     \
+                                                  T* parts, rs_u32* tops) {                         \
+    rs_tile_reduce_fixed_body<T, K, RsF<T>::TILE_E>(x, n, tiles, list, parts, tops);                \
   }                                                                                                 \
-  RS_KERNEL void rs_group_scan_##TN##_k##K(T* states, rs_u64 n, T* totals) {                      \
+  RS_KERNEL void rs_group_scan_##TN##_k##K(T* states, rs_u64 n, T* totals) {                        \
     rs_group_scan_body<T, K>(states, n, totals);                                                    \
   }                                                                                                 \
-  RS_KERNEL void rs_add_prefix_##TN##_k##K(T* states, rs_u64 n, const T* prefixes) {               \
+  RS_KERNEL void rs_add_prefix_##TN##_k##K(T* states, rs_u64 n, const T* prefixes) {                \
     rs_add_prefix_body<T, K>(states, n, prefixes);                                                  \
   }                                                                                                 \
-  RS_KERNEL void rs_tile_scan_fixed_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,   \
-                                                rs_u32* list) {                                     \
-    rs_tile_scan_fixed_body<T, K, RS_TILE_E>(x, out, n, prefixes, list);                           \
+  RS_KERNEL void rs_tile_scan_fixed_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,    \
+                                                rs_u32* list, const T* parts, const rs_u32* tops) { \
+    rs_tile_scan_fixed_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, list, parts, tops);          \
   }                                                                                                 \
-  RS_KERNEL void rs_tile_scan_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,         \
+  RS_KERNEL void rs_tile_scan_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,          \
                                           const rs_u32* list) {                                     \
-    rs_tile_scan_body<T, K, RS_TILE_E>(x, out, n, prefixes, list);                                 \
+    rs_tile_scan_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, list);                             \
   }
 
 RS_INSTANTIATE(double, f64, 2)

@@ -39,8 +39,6 @@ pub fn fatbin() -> &'static [u8] {
     &FATBIN.0
 }
 
-/// Elements each thread of a cumsum tile handles (`RS_TILE_E` in the kernel source).
-pub const TILE_ITEMS: u32 = 16;
 /// Raking threads of the kernels' block scan (`RS_RAKE`).
 const RAKE: usize = 32;
 /// The default threads per block.
@@ -55,16 +53,28 @@ pub trait GpuFloat: Float + Default {
     /// Index in per-type tables.
     #[doc(hidden)]
     const SLOT: usize;
+    /// Elements each thread of a cumsum tile handles (`RsF<T>::TILE_E` in the kernel
+    /// source).
+    #[doc(hidden)]
+    const TILE_ITEMS: u32;
+    /// The largest cumsum tile whose per-thread sums of pieces the reduce pass hands to
+    /// the scan pass (`rs_reuse_tile_max` in the kernel source).
+    #[doc(hidden)]
+    const REUSE_TILE_MAX: u64;
 }
 
 impl GpuFloat for f64 {
     const SUFFIX: &'static str = "f64";
     const SLOT: usize = 0;
+    const TILE_ITEMS: u32 = 16;
+    const REUSE_TILE_MAX: u64 = 8192;
 }
 
 impl GpuFloat for f32 {
     const SUFFIX: &'static str = "f32";
     const SLOT: usize = 1;
+    const TILE_ITEMS: u32 = 32;
+    const REUSE_TILE_MAX: u64 = 4096;
 }
 
 fn drv(call: &'static str) -> impl FnOnce(DriverError) -> GpuError {
@@ -195,6 +205,9 @@ struct Workspace {
     tiles: DevMem,
     /// The cumsum's list of tiles for the general kernel (a count, then tile numbers).
     list: DevMem,
+    /// What the cumsum's reduce pass hands its scan pass: per tile, each thread's sums of
+    /// the pieces before it per slot, then every tile's window (see the kernels).
+    parts: DevMem,
     input: DevMem,
     output: DevMem,
     host: *mut u8,
@@ -331,6 +344,7 @@ impl Device {
                 result: DevMem::empty(),
                 tiles: DevMem::empty(),
                 list: DevMem::empty(),
+                parts: DevMem::empty(),
                 input: DevMem::empty(),
                 output: DevMem::empty(),
                 host: std::ptr::null_mut(),
@@ -670,7 +684,7 @@ impl Device {
             return Err(GpuError::InvalidPointer("null or misaligned input or output"));
         }
         let slots = 2 * fold + 1;
-        let per_thread = slots * T::BYTES + (TILE_ITEMS as usize + 1) * T::BYTES;
+        let per_thread = slots * T::BYTES + (T::TILE_ITEMS as usize + 1) * T::BYTES;
         let rake = RAKE * slots * T::BYTES;
         // Small blocks keep more tiles in flight per SM (measured on the H200: 128 threads
         // beat 256 by about 15%); any block size is correct.
@@ -679,7 +693,7 @@ impl Device {
             grid: launch.grid,
         };
         let (block, smem_scan) = self.block_for(&k.tile_scan, launch, per_thread, 16 + rake)?;
-        let tile = block as u64 * TILE_ITEMS as u64;
+        let tile = block as u64 * T::TILE_ITEMS as u64;
         let ntiles = (n as u64).div_ceil(tile);
         if ntiles > i32::MAX as u64 {
             return Err(GpuError::InvalidLaunch("too many tiles".into()));
@@ -692,20 +706,25 @@ impl Device {
         if rblock != block {
             return Err(GpuError::InvalidLaunch("block size".into()));
         }
-        // The fixed-window kernels' shared memory: per thread K doubles and a magnitude (and
-        // for the scan E + 1 values), RAKE doubles and magnitudes more, after a 16-byte
-        // header. None when a kernel cannot take this block: the general kernels take all.
+        // The fixed-window kernels' shared memory (`rs_fixed_smem`): per thread K doubles (and
+        // one pad double every 16 threads, bounded by K bytes per thread), a magnitude and a
+        // run of E values; K (RAKE + 1) doubles and RAKE magnitudes more, after a 16-byte
+        // header, with 16 bytes to align the runs. None when a kernel cannot take this
+        // block: the general kernels take all.
         let fixed_smem = |f: &Func, per_thread: usize| {
-            self.block_for(f, &rlaunch, per_thread, 16 + RAKE * (fold * 8 + T::BYTES))
-                .ok()
-                .filter(|&(b, _)| b == block)
-                .map(|(_, smem)| smem)
+            self.block_for(
+                f,
+                &rlaunch,
+                per_thread,
+                32 + fold * 8 + RAKE * (fold * 8 + T::BYTES),
+            )
+            .ok()
+            .filter(|&(b, _)| b == block)
+            .map(|(_, smem)| smem)
         };
-        let fixed = fixed_smem(
-            &k.tile_scan_fixed,
-            fold * 8 + T::BYTES + (TILE_ITEMS as usize + 1) * T::BYTES,
-        );
-        let rfixed = fixed_smem(&k.tile_reduce_fixed, fold * 8 + T::BYTES);
+        let fixed_per_thread = fold * 9 + T::BYTES + T::TILE_ITEMS as usize * T::BYTES;
+        let fixed = fixed_smem(&k.tile_scan_fixed, fixed_per_thread);
+        let rfixed = fixed_smem(&k.tile_reduce_fixed, fixed_per_thread);
         // The tiles' prefix states: groups of `gblock` scanned in parallel, recursively.
         let gblock = DEFAULT_BLOCK
             .min(k.group_scan.max_threads)
@@ -719,6 +738,10 @@ impl Device {
         let mut op = out;
         let mut np = n as u64;
         let mut prefixes: sys::CUdeviceptr = 0;
+        // What the fixed reduce kernel hands the fixed scan kernel (none: the scan kernel
+        // takes every tile's pieces itself, as it does when the allocation fails).
+        let mut parts: sys::CUdeviceptr = 0;
+        let mut tops: sys::CUdeviceptr = 0;
         if ntiles > 1 {
             // Level sizes: ntiles, then ceil(previous / gblock) down to 1.
             let mut levels = vec![ntiles];
@@ -742,12 +765,22 @@ impl Device {
             if lr != 0 {
                 memset_async(lr, 4, stream)?;
             }
-            // The same arguments for both kernels (a null list: the general kernel takes all).
+            if rfixed.is_some() && fixed.is_some() && tile <= T::REUSE_TILE_MAX {
+                let handed = ntiles as usize * fold * block as usize * T::BYTES;
+                if ws.parts.ensure(handed + ntiles as usize * 4).is_ok() {
+                    parts = ws.parts.ptr;
+                    tops = ws.parts.ptr + handed as u64;
+                }
+            }
+            // The same arguments for both kernels (a null list: the general kernel takes all;
+            // it has no parameters for the handed sums, and the driver reads only its own).
             let mut a1 = [
                 &mut xp as *mut _ as *mut c_void,
                 &mut np as *mut _ as *mut c_void,
                 &mut tp as *mut _ as *mut c_void,
                 &mut lr as *mut _ as *mut c_void,
+                &mut parts as *mut _ as *mut c_void,
+                &mut tops as *mut _ as *mut c_void,
             ];
             let rfixed = rfixed.map(|smem| (&k.tile_reduce_fixed, smem));
             self.launch_tiles(
@@ -805,6 +838,8 @@ impl Device {
             &mut np as *mut _ as *mut c_void,
             &mut prefixes as *mut _ as *mut c_void,
             &mut lp as *mut _ as *mut c_void,
+            &mut parts as *mut _ as *mut c_void,
+            &mut tops as *mut _ as *mut c_void,
         ];
         let fixed = fixed.map(|smem| (&k.tile_scan_fixed, smem));
         self.launch_tiles(fixed, (&k.tile_scan, smem_scan), ntiles, block, stream, &mut a3)?;

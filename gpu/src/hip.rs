@@ -68,8 +68,6 @@ pub fn bundle() -> &'static [u8] {
 /// The gfx targets the embedded bundle holds code objects for.
 pub const TARGETS: [&str; 4] = ["gfx906", "gfx908", "gfx90a", "gfx1030"];
 
-/// Elements each thread of a cumsum tile handles (`RS_TILE_E` in the kernel source).
-pub const TILE_ITEMS: u32 = 16;
 /// Raking threads of the kernels' block scan (`RS_RAKE`).
 const RAKE: usize = 32;
 /// The default threads per block (halved for the default launch while a kernel's shared
@@ -83,16 +81,22 @@ pub trait GpuFloat: Float + Default {
     /// Index in per-type tables.
     #[doc(hidden)]
     const SLOT: usize;
+    /// Elements each thread of a cumsum tile handles (`RsF<T>::TILE_E` in the kernel
+    /// source).
+    #[doc(hidden)]
+    const TILE_ITEMS: u32;
 }
 
 impl GpuFloat for f64 {
     const SUFFIX: &'static str = "f64";
     const SLOT: usize = 0;
+    const TILE_ITEMS: u32 = 16;
 }
 
 impl GpuFloat for f32 {
     const SUFFIX: &'static str = "f32";
     const SLOT: usize = 1;
+    const TILE_ITEMS: u32 = 32;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -885,10 +889,10 @@ impl Device {
             return Err(GpuError::InvalidPointer("null or misaligned input or output"));
         }
         let slots = 2 * fold + 1;
-        let per_thread = slots * T::BYTES + (TILE_ITEMS as usize + 1) * T::BYTES;
+        let per_thread = slots * T::BYTES + (T::TILE_ITEMS as usize + 1) * T::BYTES;
         let rake = RAKE * slots * T::BYTES;
         let (block, smem_scan) = self.block_for(&k.tile_scan, launch, per_thread, 16 + rake)?;
-        let tile = block as u64 * TILE_ITEMS as u64;
+        let tile = block as u64 * T::TILE_ITEMS as u64;
         let ntiles = (n as u64).div_ceil(tile);
         if ntiles > i32::MAX as u64 {
             return Err(GpuError::InvalidLaunch("too many tiles".into()));

@@ -377,21 +377,32 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
     ok = false;
   }
   if (counter != 0) { if (!g_quiet) printf("FAIL counter not reset\n"); ok = false; }
-  if (!c.cum.empty() && n > 0) {
-    const unsigned E = RS_TILE_E;
+  // The cumsum twice: with the reduce pass handing its per-thread sums of pieces to the scan
+  // pass (as gpu/src/cuda.rs does), and without (the scan pass takes every tile's pieces).
+  for (int reuse = 1; reuse >= 0 && !c.cum.empty() && n > 0; --reuse) {
+    const unsigned E = RsF<T>::TILE_E;
     unsigned long long tile = (unsigned long long)block * E, ntiles = (n + tile - 1) / tile;
     std::vector<T> tiles(ntiles * slots, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), out(n);
     for (auto& o : out) o = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
     const T* pre = nullptr;
+    std::vector<T> parts(reuse ? ntiles * K * block : 0, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
+    std::vector<unsigned> tops(reuse ? ntiles : 0, 0xA5A5A5A5u);
+    T* pp = reuse ? parts.data() : nullptr;
+    unsigned* tp = reuse ? tops.data() : nullptr;
+    const std::string mode = reuse ? " handed" : "";
     g_engine_error = false;
+    // The fixed-window kernels' shared memory (see rs_fixed_smem): a header, padded rows of K
+    // doubles and the raking slots, magnitudes, 16 bytes of alignment, the tile in the run
+    // layout.
+    const size_t smem_fixed = 16 + K * sizeof(double) * (rs_part_row(block) + RS_RAKE) + sizeof(T) * (block + RS_RAKE) + 16 + block * E * sizeof(T);
     if (ntiles > 1) {
       // As gpu/src/cuda.rs: the fixed-window kernel over every tile, then the general kernel
       // over the tiles it listed.
       std::vector<unsigned> rlist(ntiles + 1, 0xA5A5A5A5u);
       rlist[0] = 0;
-      launch(ntiles, block, 16 + (K * sizeof(double) + sizeof(T)) * (block + RS_RAKE), [&] { rs_tile_reduce_fixed_body<T, K, E>(xp, n, tiles.data(), rlist.data()); });
+      launch(ntiles, block, smem_fixed, [&] { rs_tile_reduce_fixed_body<T, K, E>(xp, n, tiles.data(), rlist.data(), pp, tp); });
       if (rlist[0] > ntiles) { if (!g_quiet) printf("FAIL reduce %s: %u tiles listed of %llu\n", c.name.c_str(), rlist[0], ntiles); ok = false; }
-      if (!same_listing(c.name + " block " + std::to_string(block) + " reduce", rlist[0])) ok = false;
+      if (!same_listing(c.name + " block " + std::to_string(block) + mode + " reduce", rlist[0])) ok = false;
       launch(2, block, 16 + slots * block * sizeof(T), [&] { rs_tile_reduce_body<T, K, E>(xp, n, tiles.data(), rlist.data()); });
       scan_states<T, K>(tiles.data(), ntiles, 4);  // groups of 4: several levels
       pre = tiles.data();
@@ -402,10 +413,9 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
     if (ntiles > 1) {
       std::vector<unsigned> list(ntiles + 1, 0xA5A5A5A5u);
       list[0] = 0;
-      const size_t smem_fixed = 16 + (K * sizeof(double) + sizeof(T)) * (block + RS_RAKE) + (tile + block) * sizeof(T);
-      launch(ntiles, block, smem_fixed, [&] { rs_tile_scan_fixed_body<T, K, E>(xp, out.data(), n, pre, list.data()); });
+      launch(ntiles, block, smem_fixed, [&] { rs_tile_scan_fixed_body<T, K, E>(xp, out.data(), n, pre, list.data(), pp, tp); });
       if (list[0] > ntiles) { if (!g_quiet) printf("FAIL cumsum %s: %u tiles listed of %llu\n", c.name.c_str(), list[0], ntiles); ok = false; }
-      if (!same_listing(c.name + " block " + std::to_string(block) + " scan", list[0])) ok = false;
+      if (!same_listing(c.name + " block " + std::to_string(block) + mode + " scan", list[0])) ok = false;
       if (!g_engine_error) launch(3, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, list.data()); });
     } else {
       launch(ntiles, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, nullptr); });
@@ -413,7 +423,7 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
     if (g_engine_error) ok = false;
     for (size_t i = 0; i < n; ++i)
       if ((unsigned long long)rs_bits(out[i]) != c.cum[i]) {
-        if (!g_quiet) printf("FAIL cumsum %s block %u at %zu: got %llx want %llx\n", c.name.c_str(), block, i, (unsigned long long)rs_bits(out[i]), c.cum[i]);
+        if (!g_quiet) printf("FAIL cumsum%s %s block %u at %zu: got %llx want %llx\n", mode.c_str(), c.name.c_str(), block, i, (unsigned long long)rs_bits(out[i]), c.cum[i]);
         ok = false;
         break;
       }
