@@ -7,10 +7,10 @@
 // What the kernels use: thread/block indices and dimensions, block barriers, dynamic
 // shared memory, one 32-bit atomic add on global memory, device-wide fences, volatile
 // loads, 16-byte vector loads and stores, bit casts, count-leading-zeros,
-// round-to-nearest IEEE add/sub/mul and double-to-float conversion (no division: on AMD it compiles to FMAs). They use NO warp
-// shuffles, ballots, warp-synchronous code or warp-size assumptions: correctness cannot
-// depend on the warp width (32 on NVIDIA and RDNA, 64 on CDNA). No CUB, no cooperative
-// groups, no inline assembly.
+// round-to-nearest IEEE add/sub/mul and double-to-float conversion (no division: on AMD
+// it compiles to FMAs). They use NO warp shuffles, ballots, warp-synchronous code or
+// warp-size assumptions: correctness cannot depend on the warp width (32 on NVIDIA and
+// RDNA, 64 on CDNA). No CUB, no cooperative groups, no inline assembly.
 //
 // Arithmetic: every floating-point operation in the deposit, renormalisation, merge and
 // conversion goes through rs_add / rs_sub / rs_mul, which are the explicit

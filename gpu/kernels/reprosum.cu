@@ -945,22 +945,24 @@ RS_DEV unsigned rs_part_row(unsigned B) {
 // The fixed-window kernels' shared memory: a 16-byte header, K * (rs_part_row(B) + RS_RAKE)
 // doubles (rs_block_exclusive_parts), B + RS_RAKE magnitudes (rs_block_max), then (from
 // the next 16-byte boundary) the tile in the run layout (B * E values).
+template <typename T>
 struct RsFixedSmem {
-  unsigned char* header;
+  typename RsF<T>::U* bmx;  // the header: the block's largest magnitude
   double* D;
-  unsigned char* M;
-  unsigned char* vals;
+  typename RsF<T>::U* M;
+  T* vals;
 };
 
 template <typename T, int K>
-RS_DEV RsFixedSmem rs_fixed_smem(unsigned char* smem) {
+RS_DEV RsFixedSmem<T> rs_fixed_smem(unsigned char* smem) {
+  typedef typename RsF<T>::U U;
   const unsigned B = RS_BDIM;
-  RsFixedSmem f;
-  f.header = smem;
+  RsFixedSmem<T> f;
+  f.bmx = reinterpret_cast<U*>(smem);
   f.D = reinterpret_cast<double*>(smem + 16);
-  f.M = reinterpret_cast<unsigned char*>(f.D + (rs_u64)K * (rs_part_row(B) + RS_RAKE));
-  const rs_u64 at = (rs_u64)(f.M - smem) + (rs_u64)(B + RS_RAKE) * sizeof(T);
-  f.vals = smem + ((at + 15) & ~(rs_u64)15);
+  f.M = reinterpret_cast<U*>(f.D + (rs_u64)K * (rs_part_row(B) + RS_RAKE));
+  const rs_u64 at = (rs_u64)(reinterpret_cast<unsigned char*>(f.M) - smem) + (rs_u64)(B + RS_RAKE) * sizeof(T);
+  f.vals = reinterpret_cast<T*>(smem + ((at + 15) & ~(rs_u64)15));
   return f;
 }
 
@@ -1180,11 +1182,7 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* li
   typedef typename RsF<T>::U U;
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
-  const RsFixedSmem sm = rs_fixed_smem<T, K>(rs_smem);
-  U* bmx = reinterpret_cast<U*>(sm.header);
-  double* D = sm.D;
-  U* M = reinterpret_cast<U*>(sm.M);
-  T* vals = reinterpret_cast<T*>(sm.vals);
+  const RsFixedSmem<T> sm = rs_fixed_smem<T, K>(rs_smem);
   const rs_u64 tile = (rs_u64)B * E;
   const rs_u64 base = RS_BID * tile;
   if (base + tile > n || tile > rs_fast_tile_max<T>()) {  // the same for every thread
@@ -1197,9 +1195,9 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* li
   {
     T v[E];
     rs_fetch<T, E>(x + base, v);
-    rs_put<T, E>(x + base, v, vals);
+    rs_put<T, E>(x + base, v, sm.vals);
   }
-  const U top_mag = rs_block_max<T>(rs_run_max<T, E>(vals, tid), M, bmx);
+  const U top_mag = rs_block_max<T>(rs_run_max<T, E>(sm.vals, tid), sm.M, sm.bmx);
   RsAcc<T, K> s;
   rs_clear(s);
   RsWin<T, K> w;
@@ -1216,13 +1214,13 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* li
     return;
   }
   T part[K];
-  rs_parts<T, K, E>(vals, tid, w, part);
-  rs_block_exclusive_parts<T, K>(part, D);
+  rs_parts<T, K, E>(sm.vals, tid, w, part);
+  rs_block_exclusive_parts<T, K>(part, sm.D);
   const bool hand = parts && tile <= rs_reuse_tile_max<T>();
   if (hand) {
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-      parts[(RS_BID * K + j) * B + tid] = (T)D[j * rs_part_row(B) + rs_part_pos(tid)];  // exact (see above)
+      parts[(RS_BID * K + j) * B + tid] = (T)sm.D[j * rs_part_row(B) + rs_part_pos(tid)];  // exact (see above)
     }
   }
   if (tid == B - 1) {
@@ -1231,7 +1229,7 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* li
     for (int j = 0; j < K; ++j) {
       const double q = (double)w.b6[j];
       double rem, whole;
-      rs_split(rs_add(D[j * rs_part_row(B) + rs_part_pos(tid)], (double)part[j]), q, rs_inv_pow2(q), rem, whole);
+      rs_split(rs_add(sm.D[j * rs_part_row(B) + rs_part_pos(tid)], (double)part[j]), q, rs_inv_pow2(q), rem, whole);
       s.p[j] = rs_add(w.bj[j], (T)rem);  // exact: the remainder is below q = B / 6
       s.c[j] = (T)whole;
     }
@@ -1254,14 +1252,9 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* li
 template <typename T, int K, int E>
 RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u32* list,
                                     const T* parts, const rs_u32* tops) {
-  typedef typename RsF<T>::U U;
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
-  const RsFixedSmem sm = rs_fixed_smem<T, K>(rs_smem);
-  U* bmx = reinterpret_cast<U*>(sm.header);
-  double* D = sm.D;
-  U* M = reinterpret_cast<U*>(sm.M);
-  T* vals = reinterpret_cast<T*>(sm.vals);
+  const RsFixedSmem<T> sm = rs_fixed_smem<T, K>(rs_smem);
   const rs_u64 tile = (rs_u64)B * E;
   const rs_u64 base = RS_BID * tile;
 
@@ -1289,7 +1282,7 @@ RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefi
     if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
     return;
   }
-  rs_put<T, E>(x + base, v, vals);
+  rs_put<T, E>(x + base, v, sm.vals);
   double st[K];
   if (top == (rs_u32)rs_window_index(pre.p[0])) {  // the same for the block
     // The reduce pass took this tile's pieces against this window: its largest magnitude
@@ -1297,22 +1290,22 @@ RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefi
 #pragma unroll
     for (int j = 0; j < K; ++j) st[j] = (double)handed[j];
   } else {
-    if (rs_block_max<T>(rs_run_max<T, E>(vals, tid), M, bmx) >= w.thr) {
+    if (rs_block_max<T>(rs_run_max<T, E>(sm.vals, tid), sm.M, sm.bmx) >= w.thr) {
       // A value raises the window (or is NaN or Inf): the same for all.
       if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
       return;
     }
     T part[K];
-    rs_parts<T, K, E>(vals, tid, w, part);
-    rs_block_exclusive_parts<T, K>(part, D);
+    rs_parts<T, K, E>(sm.vals, tid, w, part);
+    rs_block_exclusive_parts<T, K>(part, sm.D);
 #pragma unroll
-    for (int j = 0; j < K; ++j) st[j] = D[j * rs_part_row(B) + rs_part_pos(tid)];
+    for (int j = 0; j < K; ++j) st[j] = sm.D[j * rs_part_row(B) + rs_part_pos(tid)];
   }
   T rem[K];
   double ct[K];
   rs_start<T, K>(pre, w, st, rem, ct);
-  rs_replay<T, K, E>(vals, tid, w, rem, ct);
-  rs_stage_out<T, E>(vals, out + base);
+  rs_replay<T, K, E>(sm.vals, tid, w, rem, ct);
+  rs_stage_out<T, E>(sm.vals, out + base);
 }
 
 // The general tile scan, for tile `t`: per-thread segment states, a block-wide exclusive
