@@ -67,8 +67,10 @@ done
 lap "emulation"
 
 echo "--- hip: the emulation catches a missing barrier and a wave-width assumption"
-# The last barrier of rs_block_exclusive_scan guards S against a later reuse that no
-# current caller makes: its removal cannot be observed (allowed, by its line).
+# The last barrier of rs_block_exclusive_scan guards S against a later reuse whose first
+# accesses would touch other threads' slots; no caller makes one (the prefix kernel's next
+# group starts with each thread's own slot), so its removal cannot be observed (allowed, by
+# its line).
 keep="$(awk '/^RS_DEV void rs_block_exclusive_scan/{f=1} f&&/RS_SYNC\(\)/{l=NR} f&&/^}/{print l; exit}' gpu/kernels/reprosum.cu)"
 # The barrier between two listed tiles of the general tile kernels is likewise defensive: a tile
 # body touches only the calling thread's own shared slots before its first barrier and after

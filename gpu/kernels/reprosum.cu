@@ -13,22 +13,26 @@
 //                 memory, per-block states to a workspace; the last block to finish (a
 //                 counter, atomics and fences) merges them, converts, writes the result
 //                 and resets the counter. One launch for any n.
-//   rs_tile_reduce_fixed  state of each full tile of blockDim * E contiguous elements
-//                 whose largest magnitude gives an ordinary window: exact per-slot sums of
-//                 the pieces against that window; other tiles are listed. It also hands the
-//                 scan pass each thread's exclusive sums of pieces and the tile's window.
+//   rs_tile_reduce_fixed  state of each tile of blockDim * E contiguous elements (the last
+//                 may be partial) whose largest magnitude gives an ordinary window: exact
+//                 per-slot sums of the pieces against that window; other tiles are listed.
+//                 It also hands the scan pass each thread's exclusive sums of pieces and the
+//                 tile's window.
 //   rs_tile_reduce  state of each listed tile (or of every tile): per-thread states and a
 //                 block merge.
-//   rs_group_scan, rs_add_prefix  exclusive prefix states of the tiles, in place, in
-//                 groups of blockDim (recursively over the group totals).
-//   rs_tile_scan_fixed  each full tile whose values leave its prefix's window unchanged:
-//                 each thread's exclusive sums of the pieces (handed by the reduce pass when
-//                 the windows agree, else computed: per-slot sums and a block-wide exclusive
-//                 sum), then each thread replays its E elements from its own running slot
-//                 totals; other tiles are listed.
+//   rs_tile_prefixes  the tiles' exclusive prefix states: groups of RS_GROUP tiles
+//                 scanned in place, then (the last block, by a counter) their totals, so
+//                 the prefix of a tile is the merge of two states (rs_tile_prefix). It also
+//                 resets the list counts (the `ctl` words), so a call needs no memset.
+//   rs_tile_scan_fixed  each tile but the first whose values leave its prefix's window
+//                 unchanged: each thread's exclusive sums of the pieces (handed by the reduce
+//                 pass when the windows agree, else computed: per-slot sums and a block-wide
+//                 exclusive sum), then each thread replays its E elements from its own
+//                 running slot totals; other tiles are listed.
 //   rs_tile_scan    each listed tile (or every tile) from its prefix: per-thread segment
 //                 states, a block-wide exclusive scan of states, then each thread replays
-//                 its E elements, writing value(prefix) after each one.
+//                 its E elements, writing value(prefix) after each one. Tile 0 (an empty
+//                 prefix) it takes alone, which the host runs beside the other passes.
 //   Both paths give every element the bits of the one-at-a-time definition.
 //   rs_probe      arithmetic probe (subnormals, ties to even, signed zero).
 // Workspace layout of one state: K primaries, K carries, then one slot whose bits are
@@ -717,44 +721,62 @@ RS_DEV void rs_sum_body(const T* x, rs_u64 n, T* states, rs_u32* counter, T* res
   }
 }
 
-// Exclusive scan of states within groups of blockDim consecutive states (block g takes
-// group g): states[i] becomes the merge of the states before it in its group, and
-// totals[g] the merge of the whole group. The host scans the totals the same way and
-// merges them back with rs_add_prefix, level by level, so any number of tiles is scanned
-// with full-device parallelism.
+// Tiles per group of the tiles' prefix tree (a power of two; the emulator sets a small
+// one to cross many groups with short inputs). Level 0 holds the tiles' states, level 1
+// (after them in the same array) one state per group.
+#ifndef RS_GROUP
+#define RS_GROUP 256
+#endif
+
+// Groups of the prefix tree for `ntiles` tiles (a constant divisor: a shift).
+RS_DEV rs_u64 rs_groups(rs_u64 ntiles) {
+  return (ntiles + RS_GROUP - 1) / RS_GROUP;
+}
+
+// Exclusive scan, in place, of the `cnt` states at s (state i at s[i * (2K + 1)]): state i
+// becomes the merge of states 0..i-1 (renormalised). With `total`, the last thread also
+// writes the merge of all of them there. Each thread takes a run of consecutive states;
+// the runs' totals are scanned with rs_block_exclusive_scan (S: its shared memory). The
+// states may have been written by other blocks of this launch: volatile loads, after the
+// caller's fence. Every state stored here and by the reduce kernels is renormalised.
+// Every thread reaches every barrier.
 template <typename T, int K>
-RS_DEV void rs_group_scan_body(T* states, rs_u64 n, T* totals) {
-  RS_DYN_SHARED(rs_smem);
-  T* S = reinterpret_cast<T*>(rs_smem + 16);
+RS_DEV void rs_scan_states(T* s, rs_u64 cnt, T* total, T* S) {
   const unsigned tid = RS_TID, B = RS_BDIM;
   const rs_u64 st = 2 * K + 1;
-  const rs_u64 i = RS_BID * B + tid;
+  rs_u64 m = 1;  // states per thread: a power of two at least cnt / B (no run-time division)
+  while (m * B < cnt) m <<= 1;
+  const rs_u64 lo = tid * m < cnt ? tid * m : cnt;
+  const rs_u64 hi = lo + m < cnt ? lo + m : cnt;
+  const volatile T* vs = s;
   RsAcc<T, K> a;
-  if (i < n) {
-    rs_load(states, i * st, 1, a);
-  } else {
-    rs_clear(a);
+  rs_clear(a);
+  for (rs_u64 i = lo; i < hi; ++i) {
+    RsAcc<T, K> o;
+    rs_load_volatile(vs, i * st, o);
+    rs_merge_renormed(a, o);
   }
-  RsAcc<T, K> own = a;
   rs_block_exclusive_scan(a, S);
-  if (i < n) rs_store(states, i * st, 1, a);
-  if (tid == B - 1) {
-    rs_merge(a, own);
-    rs_store(totals, RS_BID * st, 1, a);
+  for (rs_u64 i = lo; i < hi; ++i) {
+    RsAcc<T, K> o;
+    rs_load_volatile(vs, i * st, o);
+    rs_store(s, i * st, 1, a);
+    rs_merge_renormed(a, o);
+  }
+  if (total && tid == B - 1) {  // the merge of every run (the last thread's run ends them)
+    rs_renorm(a);
+    rs_store(total, 0, 1, a);
   }
 }
 
-// states[i] = merge(prefixes[i / blockDim], states[i]).
+// The prefix state of tile t (the merge of tiles 0..t-1) after the reduce pass.
 template <typename T, int K>
-RS_DEV void rs_add_prefix_body(T* states, rs_u64 n, const T* prefixes) {
+RS_DEV void rs_tile_prefix(const T* tiles, rs_u64 ntiles, rs_u64 t, RsAcc<T, K>& pre) {
   const rs_u64 st = 2 * K + 1;
-  const rs_u64 i = RS_BID * RS_BDIM + RS_TID;
-  if (i >= n) return;
-  RsAcc<T, K> p, o;
-  rs_load(prefixes, RS_BID * st, 1, p);
-  rs_load(states, i * st, 1, o);
-  rs_merge(p, o);
-  rs_store(states, i * st, 1, p);
+  RsAcc<T, K> g;
+  rs_load(tiles, t * st, 1, pre);
+  rs_load(tiles, (ntiles + t / RS_GROUP) * st, 1, g);
+  rs_merge_renormed(pre, g);  // both stored renormalised
 }
 
 // Shared-memory position of tile element i (one pad slot every E elements: conflict-free
@@ -818,15 +840,15 @@ RS_DEV void rs_tile_reduce_one(const T* x, rs_u64 n, T* tiles, rs_u64 t) {
   if (tid == 0) rs_store(tiles, t * (rs_u64)(2 * K + 1), 1, a);
 }
 
-// The general tile state over every tile (list null) or over the tiles that
+// The general tile state over every tile (list null) or over the *count tiles that
 // rs_tile_reduce_fixed_body listed (grid-stride over the list; any grid size).
 template <typename T, int K, int E>
-RS_DEV void rs_tile_reduce_body(const T* x, rs_u64 n, T* tiles, const rs_u32* list) {
+RS_DEV void rs_tile_reduce_body(const T* x, rs_u64 n, T* tiles, const rs_u32* count, const rs_u32* list) {
   // One call site (the body is large): without a list, this block's tile only.
-  const rs_u64 count = list ? (rs_u64)list[0] : RS_BID + 1;
+  const rs_u64 cnt = list ? (rs_u64)*count : RS_BID + 1;
 #pragma unroll 1
-  for (rs_u64 i = RS_BID; i < count; i += RS_GDIM) {
-    rs_tile_reduce_one<T, K, E>(x, n, tiles, list ? (rs_u64)list[1 + i] : i);
+  for (rs_u64 i = RS_BID; i < cnt; i += RS_GDIM) {
+    rs_tile_reduce_one<T, K, E>(x, n, tiles, list ? (rs_u64)list[i] : i);
     RS_SYNC();  // the next tile reuses the shared memory
   }
 }
@@ -841,6 +863,17 @@ RS_DEV rs_u64 rs_reuse_tile_max() {
 
 // No window recorded for a tile (the scan pass takes its pieces itself).
 #define RS_TOP_NONE 0xFFFFFFFFu
+
+// A tile the fixed-window reduce cannot take: appended to `list` (*count counts) for
+// rs_tile_reduce_body, with no handed sums for the scan pass. (Taking it here on the
+// general path instead would cost the kernel registers at fold 3: measured, sm_90.)
+template <typename T>
+RS_DEV void rs_tile_reduce_other(rs_u32* count, rs_u32* list, rs_u32* tops) {
+  if (RS_TID == 0) {
+    if (tops) tops[RS_BID] = RS_TOP_NONE;
+    list[RS_ATOMIC_ADD_U32(count, 1u)] = (rs_u32)RS_BID;
+  }
+}
 
 RS_DEV bool rs_aligned16(const void* p) {
   return (reinterpret_cast<unsigned long long>(p) & 15u) == 0;
@@ -864,15 +897,22 @@ RS_DEV unsigned rs_run_pos(unsigned i) {
   return rs_vec_pos<T, E>(i / E, (i % E) / VEC) + i % VEC;
 }
 
-// Loads a tile of B * E values (x: the tile's first value) into registers, coalesced:
-// 16-byte vectors when x is 16-byte aligned (then every vector is; v[u * VEC + e] is element
-// e of the thread's vector u * B + tid), else one value at a time (v[j] is element
-// j * B + tid). rs_put stores them in shared memory in the run layout.
+// Whether a tile of cnt values at x moves as 16-byte vectors (a whole, aligned tile).
 template <typename T, int E>
-RS_DEV void rs_fetch(const T* x, T (&v)[E]) {
+RS_DEV bool rs_tile_vec(const T* x, unsigned cnt) {
+  return rs_aligned16(x) && cnt == RS_BDIM * (unsigned)E;
+}
+
+// Loads a tile of cnt <= B * E values (x: the tile's first value) into registers,
+// coalesced: 16-byte vectors for a whole tile at a 16-byte aligned x (then every vector is;
+// v[u * VEC + e] is element e of the thread's vector u * B + tid), else one value at a time
+// (v[j] is element j * B + tid; zero past cnt, which adds nothing to a state with a
+// window). rs_put stores them in shared memory in the run layout.
+template <typename T, int E>
+RS_DEV void rs_fetch(const T* x, unsigned cnt, T (&v)[E]) {
   const unsigned tid = RS_TID, B = RS_BDIM;
   const int VEC = RsF<T>::VEC;
-  if (rs_aligned16(x)) {
+  if (rs_tile_vec<T, E>(x, cnt)) {
 #pragma unroll
     for (int u = 0; u < E / VEC; ++u) {
       T w[RsF<T>::VEC];
@@ -882,16 +922,20 @@ RS_DEV void rs_fetch(const T* x, T (&v)[E]) {
     }
   } else {
 #pragma unroll
-    for (int j = 0; j < E; ++j) v[j] = x[(unsigned)j * B + tid];
+    for (int j = 0; j < E; ++j) {
+      const unsigned i = (unsigned)j * B + tid;
+      v[j] = i < cnt ? x[i] : (T)0;
+    }
   }
 }
 
-// Stores what rs_fetch loaded from x into shared memory in the run layout, then a barrier.
-template <typename T, int E>
-RS_DEV void rs_put(const T* x, const T (&v)[E], T* vals) {
+// Stores what rs_fetch loaded from x into shared memory in the run layout, then (SYNC) a
+// barrier.
+template <typename T, int E, bool SYNC = true>
+RS_DEV void rs_put(const T* x, unsigned cnt, const T (&v)[E], T* vals) {
   const unsigned tid = RS_TID, B = RS_BDIM;
   const int VEC = RsF<T>::VEC;
-  if (rs_aligned16(x)) {
+  if (rs_tile_vec<T, E>(x, cnt)) {
 #pragma unroll
     for (int u = 0; u < E / VEC; ++u) {
       const unsigned c = (unsigned)u * B + tid;  // the vector's number in the tile
@@ -904,16 +948,17 @@ RS_DEV void rs_put(const T* x, const T (&v)[E], T* vals) {
 #pragma unroll
     for (int j = 0; j < E; ++j) vals[rs_run_pos<T, E>((unsigned)j * B + tid)] = v[j];
   }
-  RS_SYNC();
+  if (SYNC) RS_SYNC();
 }
 
-// The reverse: a barrier, then the tile from shared memory (run layout) to global memory.
+// The reverse: a barrier, then the tile's first cnt values from shared memory (run layout)
+// to global memory.
 template <typename T, int E>
-RS_DEV void rs_stage_out(const T* vals, T* out) {
+RS_DEV void rs_stage_out(const T* vals, T* out, unsigned cnt) {
   const unsigned tid = RS_TID, B = RS_BDIM;
   const int VEC = RsF<T>::VEC;
   RS_SYNC();
-  if (rs_aligned16(out)) {
+  if (rs_tile_vec<T, E>(out, cnt)) {
 #pragma unroll
     for (int u = 0; u < E / VEC; ++u) {
       const unsigned c = (unsigned)u * B + tid;
@@ -925,7 +970,7 @@ RS_DEV void rs_stage_out(const T* vals, T* out) {
 #pragma unroll
     for (int j = 0; j < E; ++j) {
       const unsigned i = (unsigned)j * B + tid;
-      out[i] = vals[rs_run_pos<T, E>(i)];
+      if (i < cnt) out[i] = vals[rs_run_pos<T, E>(i)];
     }
   }
 }
@@ -942,14 +987,15 @@ RS_DEV unsigned rs_part_row(unsigned B) {
   return B + B / 16 + 1;
 }
 
-// The fixed-window kernels' shared memory: a 16-byte header, K * (rs_part_row(B) + RS_RAKE)
-// doubles (rs_block_exclusive_parts), B + RS_RAKE magnitudes (rs_block_max), then (from
-// the next 16-byte boundary) the tile in the run layout (B * E values).
+// The fixed-window kernels' shared memory: a 16-byte header (unused), K * (rs_part_row(B) +
+// RS_RAKE) doubles (rs_block_exclusive_parts), B + RS_RAKE magnitudes (rs_block_max), a
+// state (the scan's prefix), then (from the next 16-byte boundary) the tile in the run
+// layout (B * E values).
 template <typename T>
 struct RsFixedSmem {
-  typename RsF<T>::U* bmx;  // the header: the block's largest magnitude
   double* D;
   typename RsF<T>::U* M;
+  T* pre;
   T* vals;
 };
 
@@ -958,10 +1004,10 @@ RS_DEV RsFixedSmem<T> rs_fixed_smem(unsigned char* smem) {
   typedef typename RsF<T>::U U;
   const unsigned B = RS_BDIM;
   RsFixedSmem<T> f;
-  f.bmx = reinterpret_cast<U*>(smem);
   f.D = reinterpret_cast<double*>(smem + 16);
   f.M = reinterpret_cast<U*>(f.D + (rs_u64)K * (rs_part_row(B) + RS_RAKE));
-  const rs_u64 at = (rs_u64)(reinterpret_cast<unsigned char*>(f.M) - smem) + (rs_u64)(B + RS_RAKE) * sizeof(T);
+  f.pre = reinterpret_cast<T*>(f.M + B + RS_RAKE);
+  const rs_u64 at = (rs_u64)(reinterpret_cast<unsigned char*>(f.pre) - smem) + (rs_u64)(2 * K + 1) * sizeof(T);
   f.vals = reinterpret_cast<T*>(smem + ((at + 15) & ~(rs_u64)15));
   return f;
 }
@@ -984,14 +1030,19 @@ RS_DEV typename RsF<T>::U rs_run_max(const T* vals, unsigned r) {
   return mx;
 }
 
-// The block's largest magnitude (raking), returned to every thread. M holds B + RS_RAKE
-// magnitudes, bmx one. Every thread reaches every barrier.
+// Raking threads of rs_block_max (at most RS_RAKE).
+#define RS_MAX_RAKE 16
+
+// The block's largest magnitude (raking), returned to every thread: RS_MAX_RAKE threads
+// each take a run of the threads' values, then every thread reads the runs' maxima. M holds
+// B + RS_RAKE magnitudes. Every thread reaches every barrier; the first one also publishes
+// what the threads stored in shared memory before the call.
 template <typename T>
-RS_DEV typename RsF<T>::U rs_block_max(typename RsF<T>::U mx, typename RsF<T>::U* M, typename RsF<T>::U* bmx) {
+RS_DEV typename RsF<T>::U rs_block_max(typename RsF<T>::U mx, typename RsF<T>::U* M) {
   typedef typename RsF<T>::U U;
   const unsigned tid = RS_TID, B = RS_BDIM;
-  const unsigned R = B < RS_RAKE ? B : RS_RAKE;
-  const unsigned seg = rs_rake_seg(B);
+  const unsigned R = B < RS_MAX_RAKE ? B : RS_MAX_RAKE;
+  const unsigned seg = B <= RS_MAX_RAKE ? 1u : (B + RS_MAX_RAKE - 1) / RS_MAX_RAKE;
   M[tid] = mx;
   RS_SYNC();
   if (tid < R) {
@@ -1001,17 +1052,13 @@ RS_DEV typename RsF<T>::U rs_block_max(typename RsF<T>::U mx, typename RsF<T>::U
     M[B + tid] = m;
   }
   RS_SYNC();
-  if (tid == 0) {
-    U m = 0;
+  U m = 0;
 #pragma unroll
-    for (unsigned r = 0; r < RS_RAKE; ++r) {
-      const U v = r < R ? M[B + r] : 0;  // a constant bound: the loads overlap
-      m = v > m ? v : m;
-    }
-    *bmx = m;
+  for (unsigned r = 0; r < RS_MAX_RAKE; ++r) {
+    const U v = r < R ? M[B + r] : 0;  // a constant bound: the loads overlap
+    m = v > m ? v : m;
   }
-  RS_SYNC();
-  return *bmx;
+  return m;
 }
 
 // The pieces per slot against the window, summed over run r (exact in T: E pieces below
@@ -1166,38 +1213,45 @@ RS_DEV void rs_replay(T* vals, unsigned r, const RsWin<T, K>& w, T (&rem)[K], do
   }
 }
 
-// The state of a full tile whose largest magnitude gives a window with a cached conversion
+// The state of a tile whose largest magnitude gives a window with a cached conversion
 // (see RsWin; no NaN or Inf): the window starts at that magnitude's bin (as rs_update puts
 // it), every value's pieces are taken against the window's bins, the block sums them per
 // slot exactly, and the last thread writes the renormalised state (remainder in [0, q),
 // carry the number of whole q), which is the state any order of deposits reaches. Each
 // thread takes the run of E consecutive values tid * E.. of the tile (as the scan pass
-// does). Other tiles are appended to `list` (list[0] counts) for rs_tile_reduce_body.
+// does). Other tiles are appended to `list` (*count counts) for rs_tile_reduce_body.
 // With `parts` (and `tops`), the pass also hands the scan pass what it would compute again:
 // parts[(t * K + j) * blockDim + tid] the sum of slot j's pieces of the runs before tid's,
 // and tops[t] the window's top bin (RS_TOP_NONE where it records none).
 // Shared memory: see rs_fixed_smem.
 template <typename T, int K, int E>
-RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* list, T* parts, rs_u32* tops) {
+RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* count, rs_u32* list, T* parts,
+                                      rs_u32* tops) {
   typedef typename RsF<T>::U U;
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
   const RsFixedSmem<T> sm = rs_fixed_smem<T, K>(rs_smem);
   const rs_u64 tile = (rs_u64)B * E;
   const rs_u64 base = RS_BID * tile;
-  if (base + tile > n || tile > rs_fast_tile_max<T>()) {  // the same for every thread
-    if (tid == 0) {
-      if (tops) tops[RS_BID] = RS_TOP_NONE;
-      list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
-    }
+  if (tile > rs_fast_tile_max<T>()) {  // the same for every thread
+    rs_tile_reduce_other<T>(count, list, tops);
     return;
   }
+  // The last tile may be partial: zeros stand for the values past n (a zero adds nothing
+  // once the window exists, and no window comes from a zero that a value would not give).
+  const unsigned cnt = (unsigned)(n - base < tile ? n - base : tile);
+  U mx = 0;  // the largest magnitude of this thread's share (any share will do)
   {
     T v[E];
-    rs_fetch<T, E>(x + base, v);
-    rs_put<T, E>(x + base, v, sm.vals);
+    rs_fetch<T, E>(x + base, cnt, v);
+#pragma unroll
+    for (int j = 0; j < E; ++j) {
+      const U m = rs_bits(v[j]) & ~RsF<T>::SIGN;
+      mx = m > mx ? m : mx;
+    }
+    rs_put<T, E, false>(x + base, cnt, v, sm.vals);
   }
-  const U top_mag = rs_block_max<T>(rs_run_max<T, E>(sm.vals, tid), sm.M, sm.bmx);
+  const U top_mag = rs_block_max<T>(mx, sm.M);  // its first barrier publishes the tile
   RsAcc<T, K> s;
   rs_clear(s);
   RsWin<T, K> w;
@@ -1207,10 +1261,7 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* li
     rs_win_set(w, s);
   }
   if (!w.fast) {  // the same for every thread
-    if (tid == 0) {
-      if (tops) tops[RS_BID] = RS_TOP_NONE;
-      list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
-    }
+    rs_tile_reduce_other<T>(count, list, tops);
     return;
   }
   T part[K];
@@ -1237,8 +1288,9 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* li
   }
 }
 
-// The fixed-window tile scan, for a full tile (not the first) whose prefix state has a
-// cached window (see RsWin) that no value of the tile raises. Every value's pieces are then
+// The fixed-window tile scan, for a tile (not the first, which the host has the general
+// kernel scan alone, beside the other passes) whose prefix state has a cached window (see
+// RsWin) that no value of the tile raises. Every value's pieces are then
 // taken against the window's bins, independent of the state (as in the core's scan). Each
 // thread takes the run of E consecutive values tid * E.. and needs the sums of the pieces of
 // the runs before it: when the reduce pass recorded them for this window (tops[t] is the
@@ -1246,26 +1298,31 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* li
 // per slot and the block scans those sums exactly (integers times the slot's grid, so any
 // order). Each thread then replays its run from its own start (rs_replay).
 // A tile that does not qualify writes nothing to `out`: thread 0 appends its number to
-// `list` (list[0] counts, list[1..] holds tile numbers) for rs_tile_scan_body. Only this path
-// is in this kernel, so that it keeps few registers (occupancy).
+// `list` (*count counts) for rs_tile_scan_body. Only this path is in this kernel, so that it
+// keeps few registers (occupancy). The prefix state (rs_tile_prefix) is merged by thread 0
+// alone and read by the others from shared memory.
 // Shared memory: see rs_fixed_smem.
 template <typename T, int K, int E>
-RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u32* list,
-                                    const T* parts, const rs_u32* tops) {
+RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u64 ntiles, rs_u32* count,
+                                    rs_u32* list, const T* parts, const rs_u32* tops) {
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
   const RsFixedSmem<T> sm = rs_fixed_smem<T, K>(rs_smem);
   const rs_u64 tile = (rs_u64)B * E;
   const rs_u64 base = RS_BID * tile;
 
-  if (!prefixes || RS_BID == 0 || base + tile > n || tile > rs_fast_tile_max<T>()) {
-    if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+  if (RS_BID == 0) return;  // tile 0: the host runs rs_tile_scan_body on it alone
+  if (tile > rs_fast_tile_max<T>()) {
+    if (tid == 0) list[RS_ATOMIC_ADD_U32(count, 1u)] = (rs_u32)RS_BID;
     return;
   }
+  // The last tile may be partial: zeros stand for the values past n (they come after every
+  // value, so no output depends on them, and none is written).
+  const unsigned cnt = (unsigned)(n - base < tile ? n - base : tile);
   // Every load this thread needs, at once (one memory latency): its share of the tile, the
-  // handed sums, the prefix state.
+  // handed sums (and thread 0: the prefix's two states).
   T v[E];
-  rs_fetch<T, E>(x + base, v);
+  rs_fetch<T, E>(x + base, cnt, v);
   T handed[K];
   rs_u32 top = RS_TOP_NONE;
   if (parts) {
@@ -1273,16 +1330,21 @@ RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefi
     for (int j = 0; j < K; ++j) handed[j] = parts[(RS_BID * K + j) * B + tid];
     top = tops[RS_BID];
   }
+  rs_put<T, E, false>(x + base, cnt, v, sm.vals);
+  if (tid == 0) {  // after the stores above: the tile's values need no registers now
+    RsAcc<T, K> p;
+    rs_tile_prefix<T, K>(prefixes, ntiles, RS_BID, p);
+    rs_store(sm.pre, 0, 1, p);  // renormalised (a merge's result)
+  }
+  RS_SYNC();
   RsAcc<T, K> pre;
-  rs_load(prefixes, RS_BID * (rs_u64)(2 * K + 1), 1, pre);
-  rs_renorm(pre);
+  rs_load(sm.pre, 0, 1, pre);
   RsWin<T, K> w;
   rs_win_set(w, pre);
   if (!w.fast) {  // the same for every thread of the block
-    if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+    if (tid == 0) list[RS_ATOMIC_ADD_U32(count, 1u)] = (rs_u32)RS_BID;
     return;
   }
-  rs_put<T, E>(x + base, v, sm.vals);
   double st[K];
   if (top == (rs_u32)rs_window_index(pre.p[0])) {  // the same for the block
     // The reduce pass took this tile's pieces against this window: its largest magnitude
@@ -1290,9 +1352,9 @@ RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefi
 #pragma unroll
     for (int j = 0; j < K; ++j) st[j] = (double)handed[j];
   } else {
-    if (rs_block_max<T>(rs_run_max<T, E>(sm.vals, tid), sm.M, sm.bmx) >= w.thr) {
+    if (rs_block_max<T>(rs_run_max<T, E>(sm.vals, tid), sm.M) >= w.thr) {
       // A value raises the window (or is NaN or Inf): the same for all.
-      if (tid == 0) list[1 + RS_ATOMIC_ADD_U32(list, 1u)] = (rs_u32)RS_BID;
+      if (tid == 0) list[RS_ATOMIC_ADD_U32(count, 1u)] = (rs_u32)RS_BID;
       return;
     }
     T part[K];
@@ -1305,13 +1367,13 @@ RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefi
   double ct[K];
   rs_start<T, K>(pre, w, st, rem, ct);
   rs_replay<T, K, E>(sm.vals, tid, w, rem, ct);
-  rs_stage_out<T, E>(sm.vals, out + base);
+  rs_stage_out<T, E>(sm.vals, out + base, cnt);
 }
 
 // The general tile scan, for tile `t`: per-thread segment states, a block-wide exclusive
 // scan of states, then each thread replays its E elements, writing value(prefix) after each.
 template <typename T, int K, int E>
-RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u64 t) {
+RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u64 ntiles, rs_u64 t) {
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
   T* S = reinterpret_cast<T*>(rs_smem + 16);
@@ -1340,7 +1402,7 @@ RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, rs
   rs_block_exclusive_scan(a, S);
   RsAcc<T, K> pre;
   if (prefixes) {
-    rs_load(prefixes, t * (rs_u64)(2 * K + 1), 1, pre);
+    rs_tile_prefix<T, K>(prefixes, ntiles, t, pre);
   } else {
     rs_clear(pre);
   }
@@ -1375,43 +1437,83 @@ RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, rs
   }
 }
 
-// The general tile scan over every tile (list null: tile = block) or over the tiles that
-// rs_tile_scan_fixed_body listed (grid-stride over the list; any grid size).
+// The general tile scan over every tile (list null: tile = block) or over the *count tiles
+// that rs_tile_scan_fixed_body listed (grid-stride over the list; any grid size).
 template <typename T, int K, int E>
-RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes, const rs_u32* list) {
+RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u64 ntiles, const rs_u32* count,
+                              const rs_u32* list) {
   // One call site (the body is large): without a list, this block's tile only.
-  const rs_u64 count = list ? (rs_u64)list[0] : RS_BID + 1;
+  const rs_u64 cnt = list ? (rs_u64)*count : RS_BID + 1;
 #pragma unroll 1
-  for (rs_u64 i = RS_BID; i < count; i += RS_GDIM) {
-    rs_tile_scan_one<T, K, E>(x, out, n, prefixes, list ? (rs_u64)list[1 + i] : i);
+  for (rs_u64 i = RS_BID; i < cnt; i += RS_GDIM) {
+    rs_tile_scan_one<T, K, E>(x, out, n, prefixes, ntiles, list ? (rs_u64)list[i] : i);
     RS_SYNC();  // the next tile reuses the shared memory
   }
+}
+
+// The tiles' prefix tree, after the reduce pass: blocks scan groups of RS_GROUP tile states
+// in place (grid-stride: any grid) and write their totals to level 1; the last block to
+// finish (ctl[2] counts them, atomics and fences) scans level 1 in place. Then the prefix of
+// tile t is the merge of two states (rs_tile_prefix). ctl[2] is reset by that block, and
+// block 0 zeroes the tile lists' counts (ctl[0]: the reduce pass's, read by now; ctl[1]:
+// the scan pass's, about to be counted), so a call needs no memset.
+// Shared memory: 16 bytes, then (2K + 1) (blockDim + RS_RAKE) values.
+template <typename T, int K>
+RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl) {
+  RS_DYN_SHARED(rs_smem);
+  rs_u32* flag = reinterpret_cast<rs_u32*>(rs_smem);
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 st = 2 * K + 1;
+  const rs_u64 ng = rs_groups(ntiles);
+  T* level1 = tiles + ntiles * st;
+  if (RS_BID == 0 && tid == 0) {
+    ctl[0] = 0;
+    ctl[1] = 0;
+  }
+#pragma unroll 1
+  for (rs_u64 g = RS_BID; g < ng; g += RS_GDIM) {
+    const rs_u64 first = g * RS_GROUP;
+    const rs_u64 size = ntiles - first < RS_GROUP ? ntiles - first : RS_GROUP;
+    // The next group may reuse S at once: a scan's first and last accesses to it are each
+    // thread's own slot.
+    rs_scan_states<T, K>(tiles + first * st, size, level1 + g * st, S);
+  }
+  if (tid == B - 1) {  // the thread that wrote this block's totals
+    RS_FENCE();
+    *flag = RS_ATOMIC_ADD_U32(ctl + 2, 1u) + 1u == (rs_u32)RS_GDIM ? 1u : 0u;
+  }
+  RS_SYNC();
+  if (!*flag) return;  // the same for every thread
+  RS_FENCE();
+  rs_scan_states<T, K>(level1, ng, (T*)0, S);
+  if (tid == 0) ctl[2] = 0;
 }
 
 #define RS_INSTANTIATE(T, TN, K)                                                                    \
   RS_KERNEL void rs_sum_##TN##_k##K(const T* x, rs_u64 n, T* states, rs_u32* counter, T* result) {  \
     rs_sum_body<T, K>(x, n, states, counter, result);                                               \
   }                                                                                                 \
-  RS_KERNEL void rs_tile_reduce_##TN##_k##K(const T* x, rs_u64 n, T* tiles, const rs_u32* list) {   \
-    rs_tile_reduce_body<T, K, RsF<T>::TILE_E>(x, n, tiles, list);                                   \
+  RS_KERNEL void rs_tile_reduce_##TN##_k##K(const T* x, rs_u64 n, T* tiles, const rs_u32* count,    \
+                                            const rs_u32* list) {                                   \
+    rs_tile_reduce_body<T, K, RsF<T>::TILE_E>(x, n, tiles, count, list);                            \
   }                                                                                                 \
-  RS_KERNEL void rs_tile_reduce_fixed_##TN##_k##K(const T* x, rs_u64 n, T* tiles, rs_u32* list,     \
-                                                  T* parts, rs_u32* tops) {                         \
-    rs_tile_reduce_fixed_body<T, K, RsF<T>::TILE_E>(x, n, tiles, list, parts, tops);                \
+  RS_KERNEL void rs_tile_reduce_fixed_##TN##_k##K(const T* x, rs_u64 n, T* tiles, rs_u32* count,    \
+                                                  rs_u32* list, T* parts, rs_u32* tops) {           \
+    rs_tile_reduce_fixed_body<T, K, RsF<T>::TILE_E>(x, n, tiles, count, list, parts, tops);         \
   }                                                                                                 \
-  RS_KERNEL void rs_group_scan_##TN##_k##K(T* states, rs_u64 n, T* totals) {                        \
-    rs_group_scan_body<T, K>(states, n, totals);                                                    \
-  }                                                                                                 \
-  RS_KERNEL void rs_add_prefix_##TN##_k##K(T* states, rs_u64 n, const T* prefixes) {                \
-    rs_add_prefix_body<T, K>(states, n, prefixes);                                                  \
+  RS_KERNEL void rs_tile_prefixes_##TN##_k##K(T* tiles, rs_u64 ntiles, rs_u32* ctl) {               \
+    rs_tile_prefixes_body<T, K>(tiles, ntiles, ctl);                                                \
   }                                                                                                 \
   RS_KERNEL void rs_tile_scan_fixed_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,    \
-                                                rs_u32* list, const T* parts, const rs_u32* tops) { \
-    rs_tile_scan_fixed_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, list, parts, tops);          \
+                                                rs_u64 ntiles, rs_u32* count, rs_u32* list,         \
+                                                const T* parts, const rs_u32* tops) {               \
+    rs_tile_scan_fixed_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, ntiles, count, list, parts,  \
+                                                  tops);                                            \
   }                                                                                                 \
   RS_KERNEL void rs_tile_scan_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,          \
-                                          const rs_u32* list) {                                     \
-    rs_tile_scan_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, list);                             \
+                                          rs_u64 ntiles, const rs_u32* count, const rs_u32* list) { \
+    rs_tile_scan_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, ntiles, count, list);              \
   }
 
 RS_INSTANTIATE(double, f64, 2)

@@ -46,6 +46,13 @@ pub const DEFAULT_BLOCK: u32 = 256;
 /// Threads per block of the cumulative sum's kernels unless a launch says otherwise.
 pub const CUMSUM_BLOCK: u32 = 128;
 
+/// Tiles per group of the cumsum's prefix tree (`RS_GROUP`).
+const GROUP: u64 = 256;
+
+/// Bytes of the workspace's counter buffer: the sum's counter (16 bytes), then the cumsum's
+/// control words (`ctl`: the two tile lists' counts and the prefix kernel's counter).
+const CONTROL_BYTES: usize = 32;
+
 /// An element type the kernels are built for: `f32` or `f64`.
 pub trait GpuFloat: Float + Default {
     /// The kernel name suffix.
@@ -162,8 +169,7 @@ struct Kernels {
     sum: Func,
     tile_reduce: Func,
     tile_reduce_fixed: Func,
-    group_scan: Func,
-    add_prefix: Func,
+    tile_prefixes: Func,
     tile_scan: Func,
     tile_scan_fixed: Func,
 }
@@ -217,6 +223,17 @@ struct Workspace {
     host_dev: sys::CUdeviceptr,
     /// The counter may be non-zero (a launch failed): zero it before the next sum.
     dirty: bool,
+    /// The cumsum's control words (`counter`, bytes 16..32) may not be as the kernels leave
+    /// them (never used, or a call failed): zero them before the next cumsum.
+    ctl_dirty: bool,
+}
+
+/// A second stream and two events of a device: the cumsum scans its first tile there, at the
+/// same time as its other passes (see `Device::cumsum_locked`).
+struct Side {
+    stream: sys::CUstream,
+    fork: sys::CUevent,
+    join: sys::CUevent,
 }
 
 /// A cached occupancy: (function, block, shared memory) -> blocks per SM.
@@ -234,6 +251,8 @@ pub struct Device {
     probe: sys::CUfunction,
     ws: Mutex<Workspace>,
     occ: Mutex<Vec<OccEntry>>,
+    /// Used only with the workspace locked.
+    side: Side,
 }
 
 // SAFETY: the context, module and function handles are driver handles usable from any
@@ -318,8 +337,7 @@ impl Device {
                     sum: func(module, &format!("rs_sum_{t}_k{k}"))?,
                     tile_reduce: func(module, &format!("rs_tile_reduce_{t}_k{k}"))?,
                     tile_reduce_fixed: func(module, &format!("rs_tile_reduce_fixed_{t}_k{k}"))?,
-                    group_scan: func(module, &format!("rs_group_scan_{t}_k{k}"))?,
-                    add_prefix: func(module, &format!("rs_add_prefix_{t}_k{k}"))?,
+                    tile_prefixes: func(module, &format!("rs_tile_prefixes_{t}_k{k}"))?,
                     tile_scan: func(module, &format!("rs_tile_scan_{t}_k{k}"))?,
                     tile_scan_fixed: func(module, &format!("rs_tile_scan_fixed_{t}_k{k}"))?,
                 });
@@ -329,6 +347,16 @@ impl Device {
         let to7 = |v: Vec<Kernels>| -> [Kernels; 7] { [v[0], v[1], v[2], v[3], v[4], v[5], v[6]] };
         let kernels = [to7(kernels[0].clone()), to7(kernels[1].clone())];
         let probe = func(module, "rs_probe")?.f;
+        // Non-blocking: it orders with the caller's stream (the legacy default one too) only
+        // through the events.
+        let side = Side {
+            stream: result::stream::create(result::stream::StreamKind::NonBlocking)
+                .map_err(drv("cuStreamCreate"))?,
+            fork: result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+                .map_err(drv("cuEventCreate"))?,
+            join: result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+                .map_err(drv("cuEventCreate"))?,
+        };
         Ok(Device {
             ordinal,
             ctx,
@@ -351,8 +379,10 @@ impl Device {
                 host_bytes: 0,
                 host_dev: 0,
                 dirty: true,
+                ctl_dirty: true,
             }),
             occ: Mutex::new(Vec::new()),
+            side,
         })
     }
 
@@ -597,7 +627,7 @@ impl Device {
         };
         ws.states.ensure(grid as usize * slots * T::BYTES)?;
         let first = ws.counter.ptr == 0;
-        ws.counter.ensure(16)?;
+        ws.counter.ensure(CONTROL_BYTES)?;
         ws.result.ensure((slots + 1) * T::BYTES)?;
         Self::ensure_host(ws, (slots + 1) * T::BYTES)?;
         if first || ws.dirty {
@@ -658,7 +688,8 @@ impl Device {
         self.cumsum_locked::<T>(&mut ws, x, out, n, fold, stream, launch)
     }
 
-    /// [`Device::cumsum_dev`] with the workspace already locked.
+    /// [`Device::cumsum_dev`] with the workspace already locked. Returns when every kernel
+    /// of the call has finished (on an error too, once any were queued).
     ///
     /// # Safety
     /// As [`Device::cumsum_dev`].
@@ -673,12 +704,57 @@ impl Device {
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
+        let mut forked = false;
+        let r = self
+            .cumsum_queue::<T>(ws, x, out, n, fold, stream, launch, &mut forked)
+            .and_then(|queued| {
+                if forked {
+                    result::stream::wait_event(
+                        stream.0,
+                        self.side.join,
+                        sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                    )
+                    .map_err(drv("cuStreamWaitEvent"))?;
+                }
+                if queued {
+                    result::stream::synchronize(stream.0).map_err(drv("cuStreamSynchronize"))?;
+                }
+                Ok(queued)
+            });
+        if forked && r.is_err() {
+            // Nothing the call queued may still run once it returns: the side stream's
+            // tile writes to the output. (Its own error, if any, is the same fault.)
+            let _ = result::stream::synchronize(self.side.stream);
+        }
+        if r? {
+            ws.ctl_dirty = false;
+        }
+        Ok(())
+    }
+
+    /// Queues the cumsum's kernels; true when it queued any (false: nothing to do). Sets
+    /// `forked` once the side stream has work of this call.
+    ///
+    /// # Safety
+    /// As [`Device::cumsum_dev`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn cumsum_queue<T: GpuFloat>(
+        &self,
+        ws: &mut Workspace,
+        x: sys::CUdeviceptr,
+        out: sys::CUdeviceptr,
+        n: usize,
+        fold: usize,
+        stream: Stream,
+        launch: &Launch,
+        forked: &mut bool,
+    ) -> Result<bool, GpuError> {
         let k = self.kernels::<T>(fold)?;
         if n as u64 > T::CAPACITY {
             return Err(GpuError::CapacityExceeded);
         }
         if n == 0 {
-            return Ok(());
+            return Ok(false);
         }
         if x == 0 || out == 0 || x & (T::BYTES as u64 - 1) != 0 || out & (T::BYTES as u64 - 1) != 0 {
             return Err(GpuError::InvalidPointer("null or misaligned input or output"));
@@ -708,62 +784,62 @@ impl Device {
         }
         // The fixed-window kernels' shared memory (`rs_fixed_smem`): per thread K doubles (and
         // one pad double every 16 threads, bounded by K bytes per thread), a magnitude and a
-        // run of E values; K (RAKE + 1) doubles and RAKE magnitudes more, after a 16-byte
-        // header, with 16 bytes to align the runs. None when a kernel cannot take this
-        // block: the general kernels take all.
+        // run of E values; K (RAKE + 1) doubles, RAKE magnitudes and a state more, after a
+        // 16-byte header, with 16 bytes to align the runs. None when a kernel cannot take
+        // this block: the general kernels take all.
         let fixed_smem = |f: &Func, per_thread: usize| {
             self.block_for(
                 f,
                 &rlaunch,
                 per_thread,
-                32 + fold * 8 + RAKE * (fold * 8 + T::BYTES),
+                32 + fold * 8 + RAKE * (fold * 8 + T::BYTES) + slots * T::BYTES,
             )
             .ok()
             .filter(|&(b, _)| b == block)
             .map(|(_, smem)| smem)
         };
         let fixed_per_thread = fold * 9 + T::BYTES + T::TILE_ITEMS as usize * T::BYTES;
-        let fixed = fixed_smem(&k.tile_scan_fixed, fixed_per_thread);
         let rfixed = fixed_smem(&k.tile_reduce_fixed, fixed_per_thread);
-        // The tiles' prefix states: groups of `gblock` scanned in parallel, recursively.
-        let gblock = DEFAULT_BLOCK
-            .min(k.group_scan.max_threads)
-            .min(k.add_prefix.max_threads);
-        let glaunch = Launch {
-            block: Some(gblock),
+        let fixed = fixed_smem(&k.tile_scan_fixed, fixed_per_thread).filter(|_| ntiles > 1);
+        // The tiles' prefix tree (`rs_tile_prefixes`): a block per group of GROUP tiles.
+        let plaunch = Launch {
+            block: Some(DEFAULT_BLOCK.min(k.tile_prefixes.max_threads)),
             grid: None,
         };
-        let (gblock, smem_group) = self.block_for(&k.group_scan, &glaunch, slots * T::BYTES, 16 + rake)?;
+        let (pblock, smem_prefixes) =
+            self.block_for(&k.tile_prefixes, &plaunch, slots * T::BYTES, 16 + rake)?;
+        let ngroups = ntiles.div_ceil(GROUP);
+        ws.counter.ensure(CONTROL_BYTES)?;
+        let ctl = ws.counter.ptr + 16;
+        let mut ctl_reduce = ctl;
+        let mut ctl_scan = ctl + 4;
         let mut xp = x;
         let mut op = out;
         let mut np = n as u64;
+        let mut nt = ntiles;
         let mut prefixes: sys::CUdeviceptr = 0;
         // What the fixed reduce kernel hands the fixed scan kernel (none: the scan kernel
         // takes every tile's pieces itself, as it does when the allocation fails).
         let mut parts: sys::CUdeviceptr = 0;
         let mut tops: sys::CUdeviceptr = 0;
+        // The control words are as the kernels leave them after a completed call; after a
+        // failed one (or before the first), zero them.
+        if ws.ctl_dirty {
+            memset_async(ctl, CONTROL_BYTES - 16, stream)?;
+        }
+        ws.ctl_dirty = true;
+        // Two lists of tiles for the general kernels (reduce, then scan); their counts are
+        // control words.
+        let mut lr: sys::CUdeviceptr = 0;
+        let mut lp: sys::CUdeviceptr = 0;
         if ntiles > 1 {
-            // Level sizes: ntiles, then ceil(previous / gblock) down to 1.
-            let mut levels = vec![ntiles];
-            while *levels.last().unwrap_or(&1) > 1 {
-                let l = *levels.last().unwrap_or(&1);
-                levels.push(l.div_ceil(gblock as u64));
+            ws.tiles.ensure((ntiles + ngroups) as usize * slots * T::BYTES)?;
+            ws.list.ensure(2 * ntiles as usize * 4)?;
+            if rfixed.is_some() {
+                lr = ws.list.ptr;
             }
-            let total: u64 = levels.iter().sum();
-            ws.tiles.ensure(total as usize * slots * T::BYTES)?;
-            let mut offs = Vec::with_capacity(levels.len());
-            let mut at = ws.tiles.ptr;
-            for &l in &levels {
-                offs.push(at);
-                at += l * (slots * T::BYTES) as u64;
-            }
-            // Two lists of tiles for the general kernels (reduce, then scan): a count, then
-            // tile numbers.
-            ws.list.ensure(2 * (ntiles as usize + 1) * 4)?;
-            let mut tp = ws.tiles.ptr;
-            let mut lr: sys::CUdeviceptr = if rfixed.is_some() { ws.list.ptr } else { 0 };
-            if lr != 0 {
-                memset_async(lr, 4, stream)?;
+            if fixed.is_some() {
+                lp = ws.list.ptr + ntiles * 4;
             }
             if rfixed.is_some() && fixed.is_some() && tile <= T::REUSE_TILE_MAX {
                 let handed = ntiles as usize * fold * block as usize * T::BYTES;
@@ -772,12 +848,14 @@ impl Device {
                     tops = ws.parts.ptr + handed as u64;
                 }
             }
+            let mut tp = ws.tiles.ptr;
             // The same arguments for both kernels (a null list: the general kernel takes all;
             // it has no parameters for the handed sums, and the driver reads only its own).
             let mut a1 = [
                 &mut xp as *mut _ as *mut c_void,
                 &mut np as *mut _ as *mut c_void,
                 &mut tp as *mut _ as *mut c_void,
+                &mut ctl_reduce as *mut _ as *mut c_void,
                 &mut lr as *mut _ as *mut c_void,
                 &mut parts as *mut _ as *mut c_void,
                 &mut tops as *mut _ as *mut c_void,
@@ -791,60 +869,67 @@ impl Device {
                 stream,
                 &mut a1,
             )?;
-            // Down: scan each level in groups, writing the group totals to the next level.
-            for li in 0..levels.len() - 1 {
-                let (mut sp, mut cnt, mut tot) = (offs[li], levels[li], offs[li + 1]);
-                let mut a = [
-                    &mut sp as *mut _ as *mut c_void,
-                    &mut cnt as *mut _ as *mut c_void,
-                    &mut tot as *mut _ as *mut c_void,
+            if fixed.is_some() {
+                // Tile 0 (its prefix is empty) on the general path, which takes a block's
+                // whole latency: on the side stream, once the reduce pass has read it (the
+                // output may be the input), beside the passes below. The fixed-window scan
+                // leaves it alone.
+                let mut none: sys::CUdeviceptr = 0;
+                let mut a0 = [
+                    &mut xp as *mut _ as *mut c_void,
+                    &mut op as *mut _ as *mut c_void,
+                    &mut np as *mut _ as *mut c_void,
+                    &mut none as *mut _ as *mut c_void,
+                    &mut nt as *mut _ as *mut c_void,
+                    &mut ctl_scan as *mut _ as *mut c_void,
+                    &mut none as *mut _ as *mut c_void,
                 ];
-                self.launch(
-                    &k.group_scan,
-                    levels[li + 1] as u32,
-                    gblock,
-                    smem_group,
-                    stream,
-                    &mut a,
-                )?;
+                let side = &self.side;
+                result::event::record(side.fork, stream.0).map_err(drv("cuEventRecord"))?;
+                result::stream::wait_event(
+                    side.stream,
+                    side.fork,
+                    sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                )
+                .map_err(drv("cuStreamWaitEvent"))?;
+                self.launch(&k.tile_scan, 1, block, smem_scan, Stream(side.stream), &mut a0)?;
+                result::event::record(side.join, side.stream).map_err(drv("cuEventRecord"))?;
+                *forked = true;
             }
-            // Up: merge each group's prefix into its members.
-            for li in (0..levels.len().saturating_sub(2)).rev() {
-                let (mut sp, mut cnt, mut pp) = (offs[li], levels[li], offs[li + 1]);
-                let mut a = [
-                    &mut sp as *mut _ as *mut c_void,
-                    &mut cnt as *mut _ as *mut c_void,
-                    &mut pp as *mut _ as *mut c_void,
-                ];
-                self.launch(&k.add_prefix, levels[li + 1] as u32, gblock, 0, stream, &mut a)?;
-            }
+            let mut ctl_all = ctl;
+            let mut a2 = [
+                &mut tp as *mut _ as *mut c_void,
+                &mut nt as *mut _ as *mut c_void,
+                &mut ctl_all as *mut _ as *mut c_void,
+            ];
+            self.launch(
+                &k.tile_prefixes,
+                ngroups as u32,
+                pblock,
+                smem_prefixes,
+                stream,
+                &mut a2,
+            )?;
             prefixes = ws.tiles.ptr;
         }
-        // Tiles: the fixed-window kernel takes every tile it can and lists the others, which
-        // the general kernel then takes (a grid-stride loop over the list). With one tile
-        // (no prefixes) or a block the fixed kernel cannot take, the general kernel takes all.
-        let fixed = fixed.filter(|_| ntiles > 1);
-        let mut lp: sys::CUdeviceptr = if fixed.is_some() {
-            ws.list.ptr + (ntiles + 1) * 4
-        } else {
-            0
-        };
-        if lp != 0 {
-            memset_async(lp, 4, stream)?;
-        }
+        // Tiles: the fixed-window kernel takes every tile it can (but tile 0) and lists the
+        // others, which the general kernel then takes (a grid-stride loop over the list).
+        // With one tile (no prefixes) or a block the fixed kernel cannot take, the general
+        // kernel takes all.
         let mut a3 = [
             &mut xp as *mut _ as *mut c_void,
             &mut op as *mut _ as *mut c_void,
             &mut np as *mut _ as *mut c_void,
             &mut prefixes as *mut _ as *mut c_void,
+            &mut nt as *mut _ as *mut c_void,
+            &mut ctl_scan as *mut _ as *mut c_void,
             &mut lp as *mut _ as *mut c_void,
             &mut parts as *mut _ as *mut c_void,
             &mut tops as *mut _ as *mut c_void,
         ];
         let fixed = fixed.map(|smem| (&k.tile_scan_fixed, smem));
         self.launch_tiles(fixed, (&k.tile_scan, smem_scan), ntiles, block, stream, &mut a3)?;
-        result::stream::synchronize(stream.0).map_err(drv("cuStreamSynchronize"))?;
-        Ok(())
+        Ok(true)
     }
 
     /// The reproducible sum of a device buffer at fold 3.

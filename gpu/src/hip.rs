@@ -70,6 +70,13 @@ pub const TARGETS: [&str; 4] = ["gfx906", "gfx908", "gfx90a", "gfx1030"];
 
 /// Raking threads of the kernels' block scan (`RS_RAKE`).
 const RAKE: usize = 32;
+
+/// Tiles per group of the cumsum's prefix tree (`RS_GROUP`).
+const GROUP: u64 = 256;
+
+/// Bytes of the workspace's counter buffer: the sum's counter (16 bytes), then the cumsum's
+/// control words (`ctl`: the two tile lists' counts and the prefix kernel's counter).
+const CONTROL_BYTES: usize = 32;
 /// The default threads per block (halved for the default launch while a kernel's shared
 /// memory would not fit the device's 64 KiB of LDS).
 pub const DEFAULT_BLOCK: u32 = 256;
@@ -381,8 +388,7 @@ struct Func {
 struct Kernels {
     sum: Func,
     tile_reduce: Func,
-    group_scan: Func,
-    add_prefix: Func,
+    tile_prefixes: Func,
     tile_scan: Func,
 }
 
@@ -434,6 +440,9 @@ struct Workspace {
     output: DevMem,
     /// The counter may be non-zero (a launch failed): zero it before the next sum.
     dirty: bool,
+    /// The cumsum's control words (`counter`, bytes 16..32) may not be as the kernels leave
+    /// them (never used, or a call failed): zero them before the next cumsum.
+    ctl_dirty: bool,
 }
 
 /// A HIP device with the reprosum module loaded and checked.
@@ -577,8 +586,7 @@ impl Device {
                 row.push(Kernels {
                     sum: func(a, module, &format!("rs_sum_{t}_k{k}"))?,
                     tile_reduce: func(a, module, &format!("rs_tile_reduce_{t}_k{k}"))?,
-                    group_scan: func(a, module, &format!("rs_group_scan_{t}_k{k}"))?,
-                    add_prefix: func(a, module, &format!("rs_add_prefix_{t}_k{k}"))?,
+                    tile_prefixes: func(a, module, &format!("rs_tile_prefixes_{t}_k{k}"))?,
                     tile_scan: func(a, module, &format!("rs_tile_scan_{t}_k{k}"))?,
                 });
             }
@@ -604,6 +612,7 @@ impl Device {
                 input: DevMem::empty(),
                 output: DevMem::empty(),
                 dirty: true,
+                ctl_dirty: true,
             }),
         })
     }
@@ -803,7 +812,7 @@ impl Device {
         };
         ws.states.ensure(a, grid as usize * slots * T::BYTES)?;
         let first = ws.counter.ptr == 0;
-        ws.counter.ensure(a, 16)?;
+        ws.counter.ensure(a, CONTROL_BYTES)?;
         ws.result.ensure(a, (slots + 1) * T::BYTES)?;
         if first || ws.dirty {
             a.check(
@@ -905,43 +914,43 @@ impl Device {
         if rblock != block {
             return Err(GpuError::InvalidLaunch("block size".into()));
         }
-        // The tiles' prefix states: groups of `gblock` scanned in parallel, recursively.
-        let glaunch = Launch {
+        // The tiles' prefix tree (`rs_tile_prefixes`): one block per group of GROUP tiles.
+        let plaunch = Launch {
             block: None,
             grid: None,
         };
-        let (gblock, smem_group) = self.block_for(&k.group_scan, &glaunch, slots * T::BYTES, 16 + rake)?;
-        if gblock > k.add_prefix.max_threads {
-            return Err(GpuError::InvalidLaunch("group block size".into()));
-        }
+        let (pblock, smem_prefixes) =
+            self.block_for(&k.tile_prefixes, &plaunch, slots * T::BYTES, 16 + rake)?;
+        let ngroups = ntiles.div_ceil(GROUP);
+        ws.counter.ensure(a, CONTROL_BYTES)?;
+        let mut ctl = ws.counter.ptr + 16;
         let mut xp = x;
         let mut op = out;
         let mut np = n as u64;
+        let mut nt = ntiles;
         let mut prefixes: u64 = 0;
+        // No lists: the general kernels take every tile. (The CUDA back end first runs the
+        // fixed-window kernels of the same source and lists what they leave; here only the
+        // general kernels run until that path has run on AMD hardware.)
+        let mut no_list: u64 = 0;
+        // The control words are as the kernels leave them after a completed call; after a
+        // failed one (or before the first), zero them.
+        if ws.ctl_dirty {
+            a.check(
+                "hipMemsetAsync",
+                (a.memset_async)(ctl as Ptr, 0, CONTROL_BYTES - 16, stream.0),
+            )?;
+        }
+        ws.ctl_dirty = true;
         if ntiles > 1 {
-            // Level sizes: ntiles, then ceil(previous / gblock) down to 1.
-            let mut levels = vec![ntiles];
-            while *levels.last().unwrap_or(&1) > 1 {
-                let l = *levels.last().unwrap_or(&1);
-                levels.push(l.div_ceil(gblock as u64));
-            }
-            let total: u64 = levels.iter().sum();
-            ws.tiles.ensure(a, total as usize * slots * T::BYTES)?;
-            let mut offs = Vec::with_capacity(levels.len());
-            let mut at = ws.tiles.ptr;
-            for &l in &levels {
-                offs.push(at);
-                at += l * (slots * T::BYTES) as u64;
-            }
+            ws.tiles
+                .ensure(a, (ntiles + ngroups) as usize * slots * T::BYTES)?;
             let mut tp = ws.tiles.ptr;
-            // No list: the general kernel takes every tile. (The CUDA back end first runs the
-            // fixed-window kernels of the same source and lists what they leave; here only
-            // the general kernels run until that path has run on AMD hardware.)
-            let mut no_list: u64 = 0;
             let mut a1 = [
                 &mut xp as *mut _ as *mut c_void,
                 &mut np as *mut _ as *mut c_void,
                 &mut tp as *mut _ as *mut c_void,
+                &mut ctl as *mut _ as *mut c_void,
                 &mut no_list as *mut _ as *mut c_void,
             ];
             self.launch(
@@ -953,54 +962,36 @@ impl Device {
                 stream,
                 &mut a1,
             )?;
-            // Down: scan each level in groups, writing the group totals to the next level.
-            for li in 0..levels.len() - 1 {
-                let (mut sp, mut cnt, mut tot) = (offs[li], levels[li], offs[li + 1]);
-                let mut args = [
-                    &mut sp as *mut _ as *mut c_void,
-                    &mut cnt as *mut _ as *mut c_void,
-                    &mut tot as *mut _ as *mut c_void,
-                ];
-                self.launch(
-                    a,
-                    &k.group_scan,
-                    levels[li + 1] as u32,
-                    gblock,
-                    smem_group,
-                    stream,
-                    &mut args,
-                )?;
-            }
-            // Up: merge each group's prefix into its members.
-            for li in (0..levels.len().saturating_sub(2)).rev() {
-                let (mut sp, mut cnt, mut pp) = (offs[li], levels[li], offs[li + 1]);
-                let mut args = [
-                    &mut sp as *mut _ as *mut c_void,
-                    &mut cnt as *mut _ as *mut c_void,
-                    &mut pp as *mut _ as *mut c_void,
-                ];
-                self.launch(
-                    a,
-                    &k.add_prefix,
-                    levels[li + 1] as u32,
-                    gblock,
-                    0,
-                    stream,
-                    &mut args,
-                )?;
-            }
+            let mut a2 = [
+                &mut tp as *mut _ as *mut c_void,
+                &mut nt as *mut _ as *mut c_void,
+                &mut ctl as *mut _ as *mut c_void,
+            ];
+            self.launch(
+                a,
+                &k.tile_prefixes,
+                ngroups as u32,
+                pblock,
+                smem_prefixes,
+                stream,
+                &mut a2,
+            )?;
             prefixes = ws.tiles.ptr;
         }
-        let mut no_list: u64 = 0; // every tile (see above)
+        let mut ctl_scan = ctl + 4;
         let mut a3 = [
             &mut xp as *mut _ as *mut c_void,
             &mut op as *mut _ as *mut c_void,
             &mut np as *mut _ as *mut c_void,
             &mut prefixes as *mut _ as *mut c_void,
+            &mut nt as *mut _ as *mut c_void,
+            &mut ctl_scan as *mut _ as *mut c_void,
             &mut no_list as *mut _ as *mut c_void,
         ];
         self.launch(a, &k.tile_scan, ntiles as u32, block, smem_scan, stream, &mut a3)?;
-        a.check("hipStreamSynchronize", (a.stream_synchronize)(stream.0))
+        a.check("hipStreamSynchronize", (a.stream_synchronize)(stream.0))?;
+        ws.ctl_dirty = false;
+        Ok(())
     }
 
     /// The reproducible sum of a device buffer at fold 3.

@@ -134,6 +134,9 @@ static void rs_emu_shfl_down(unsigned long long* w, int words, unsigned delta) {
 #define RS_FENCE() std::atomic_thread_fence(std::memory_order_seq_cst)
 #define RS_ATOMIC_ADD_U32(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
 #define RS_DYN_SHARED(name) unsigned char* name = g_smem
+// Small groups in the tiles' prefix tree, so that short inputs cross many groups (the
+// kernels' default is 256).
+#define RS_GROUP 4
 #include "../../kernels/portable.h"
 #include "../../kernels/reprosum.cu"
 
@@ -318,12 +321,16 @@ static bool run_block_fibers(unsigned block, const std::function<void()>& body) 
   }
 }
 
+// Blocks run in reverse order when set (the kernels may not depend on the order).
+static bool g_reverse = false;
+
 static void launch(unsigned grid, unsigned block, size_t smem, const std::function<void()>& body) {
   std::vector<unsigned char> sm(smem + 64);
   g_smem = sm.data();
   g_gdim = grid;
   g_bdim = block;
-  for (unsigned b = 0; b < grid; ++b) {
+  for (unsigned bi = 0; bi < grid; ++bi) {
+    const unsigned b = g_reverse ? grid - 1 - bi : bi;
     g_bid = b;
     std::memset(sm.data(), 0xA5, sm.size());  // unwritten shared memory reads as garbage
     if (g_fibers) {
@@ -338,19 +345,6 @@ static void launch(unsigned grid, unsigned block, size_t smem, const std::functi
     std::vector<std::thread> ts;
     for (unsigned t = 0; t < block; ++t) ts.emplace_back([&, t] { tl_tid = t; body(); });
     for (auto& t : ts) t.join();
-  }
-}
-
-// The host's recursive scan of states (as gpu/src/cuda.rs does it), groups of `g`.
-template <typename T, int K>
-static void scan_states(T* states, unsigned long long n, unsigned g) {
-  const int slots = 2 * K + 1;
-  unsigned long long ng = (n + g - 1) / g;
-  std::vector<T> totals(ng * slots);
-  launch(ng, g, 16 + slots * (g + RS_RAKE) * sizeof(T), [&] { rs_group_scan_body<T, K>(states, n, totals.data()); });
-  if (ng > 1) {
-    scan_states<T, K>(totals.data(), ng, g);
-    launch(ng, g, 16, [&] { rs_add_prefix_body<T, K>(states, n, totals.data()); });
   }
 }
 
@@ -377,12 +371,18 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
     ok = false;
   }
   if (counter != 0) { if (!g_quiet) printf("FAIL counter not reset\n"); ok = false; }
-  // The cumsum twice: with the reduce pass handing its per-thread sums of pieces to the scan
-  // pass (as gpu/src/cuda.rs does), and without (the scan pass takes every tile's pieces).
+  // The cumsum twice: as gpu/src/cuda.rs does it (the reduce pass hands its per-thread sums
+  // of pieces to the scan pass), blocks in order; and without the handed sums (the scan pass
+  // takes every tile's pieces), blocks in reverse order and the prefix kernel with 3
+  // threads. Tile 0 is scanned alone by the general kernel (on the GPU, beside the other
+  // passes). The control words are zeroed once, as the host does when it allocates them:
+  // the kernels leave them ready for the next call.
+  unsigned ctl[3] = {0, 0, 0};
   for (int reuse = 1; reuse >= 0 && !c.cum.empty() && n > 0; --reuse) {
     const unsigned E = RsF<T>::TILE_E;
     unsigned long long tile = (unsigned long long)block * E, ntiles = (n + tile - 1) / tile;
-    std::vector<T> tiles(ntiles * slots, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), out(n);
+    const unsigned long long ng = rs_groups(ntiles);
+    std::vector<T> tiles((ntiles + ng) * slots, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), out(n);
     for (auto& o : out) o = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
     const T* pre = nullptr;
     std::vector<T> parts(reuse ? ntiles * K * block : 0, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
@@ -391,35 +391,41 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
     unsigned* tp = reuse ? tops.data() : nullptr;
     const std::string mode = reuse ? " handed" : "";
     g_engine_error = false;
+    g_reverse = !reuse;
     // The fixed-window kernels' shared memory (see rs_fixed_smem): a header, padded rows of K
-    // doubles and the raking slots, magnitudes, 16 bytes of alignment, the tile in the run
-    // layout.
-    const size_t smem_fixed = 16 + K * sizeof(double) * (rs_part_row(block) + RS_RAKE) + sizeof(T) * (block + RS_RAKE) + 16 + block * E * sizeof(T);
+    // doubles and the raking slots, magnitudes, a state, 16 bytes of alignment, the tile in
+    // the run layout.
+    const size_t smem_general = 16 + slots * (block + RS_RAKE) * sizeof(T) + (tile + block) * sizeof(T);
+    const size_t smem_fixed = 16 + K * sizeof(double) * (rs_part_row(block) + RS_RAKE) + sizeof(T) * (block + RS_RAKE) + slots * sizeof(T) + 16 + block * E * sizeof(T);
     if (ntiles > 1) {
       // As gpu/src/cuda.rs: the fixed-window kernel over every tile, then the general kernel
       // over the tiles it listed.
-      std::vector<unsigned> rlist(ntiles + 1, 0xA5A5A5A5u);
-      rlist[0] = 0;
-      launch(ntiles, block, smem_fixed, [&] { rs_tile_reduce_fixed_body<T, K, E>(xp, n, tiles.data(), rlist.data(), pp, tp); });
-      if (rlist[0] > ntiles) { if (!g_quiet) printf("FAIL reduce %s: %u tiles listed of %llu\n", c.name.c_str(), rlist[0], ntiles); ok = false; }
-      if (!same_listing(c.name + " block " + std::to_string(block) + mode + " reduce", rlist[0])) ok = false;
-      launch(2, block, 16 + slots * block * sizeof(T), [&] { rs_tile_reduce_body<T, K, E>(xp, n, tiles.data(), rlist.data()); });
-      scan_states<T, K>(tiles.data(), ntiles, 4);  // groups of 4: several levels
+      std::vector<unsigned> rlist(ntiles, 0xA5A5A5A5u);
+      if (ctl[0] != 0 || ctl[2] != 0) { if (!g_quiet) printf("FAIL %s: control words not reset (%u, %u)\n", c.name.c_str(), ctl[0], ctl[2]); ok = false; }
+      launch(ntiles, block, smem_fixed, [&] { rs_tile_reduce_fixed_body<T, K, E>(xp, n, tiles.data(), &ctl[0], rlist.data(), pp, tp); });
+      if (ctl[0] > ntiles) { if (!g_quiet) printf("FAIL reduce %s: %u tiles listed of %llu\n", c.name.c_str(), ctl[0], ntiles); ok = false; }
+      if (!same_listing(c.name + " block " + std::to_string(block) + mode + " reduce", ctl[0])) ok = false;
+      launch(2, block, 16 + slots * block * sizeof(T), [&] { rs_tile_reduce_body<T, K, E>(xp, n, tiles.data(), &ctl[0], rlist.data()); });
+      ctl[1] = 0xA5A5A5A5u;  // left by the last call: the prefix kernel zeroes it
+      const unsigned pblock = reuse ? block : 3;
+      launch(ng < 3 ? ng : 3, pblock, 16 + slots * (pblock + RS_RAKE) * sizeof(T), [&] { rs_tile_prefixes_body<T, K>(tiles.data(), ntiles, ctl); });
+      if (ctl[0] != 0 || ctl[1] != 0 || ctl[2] != 0) { if (!g_quiet) printf("FAIL %s: prefix kernel left control words (%u, %u, %u)\n", c.name.c_str(), ctl[0], ctl[1], ctl[2]); ok = false; }
       pre = tiles.data();
     }
     // As gpu/src/cuda.rs: the fixed-window kernel over every tile, then the general kernel
     // over the tiles it listed (a small grid, grid-stride); one tile: the general kernel.
-    const size_t smem_general = 16 + slots * (block + RS_RAKE) * sizeof(T) + (tile + block) * sizeof(T);
     if (ntiles > 1) {
-      std::vector<unsigned> list(ntiles + 1, 0xA5A5A5A5u);
-      list[0] = 0;
-      launch(ntiles, block, smem_fixed, [&] { rs_tile_scan_fixed_body<T, K, E>(xp, out.data(), n, pre, list.data(), pp, tp); });
-      if (list[0] > ntiles) { if (!g_quiet) printf("FAIL cumsum %s: %u tiles listed of %llu\n", c.name.c_str(), list[0], ntiles); ok = false; }
-      if (!same_listing(c.name + " block " + std::to_string(block) + mode + " scan", list[0])) ok = false;
-      if (!g_engine_error) launch(3, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, list.data()); });
+      std::vector<unsigned> list(ntiles, 0xA5A5A5A5u);
+      launch(ntiles, block, smem_fixed, [&] { rs_tile_scan_fixed_body<T, K, E>(xp, out.data(), n, pre, ntiles, &ctl[1], list.data(), pp, tp); });
+      if (ctl[1] > ntiles) { if (!g_quiet) printf("FAIL cumsum %s: %u tiles listed of %llu\n", c.name.c_str(), ctl[1], ntiles); ok = false; }
+      if (!same_listing(c.name + " block " + std::to_string(block) + mode + " scan", ctl[1])) ok = false;
+      if (!g_engine_error) launch(3, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, ntiles, &ctl[1], list.data()); });
+      // Tile 0 (without a list, block b takes tile b; an empty prefix).
+      if (!g_engine_error) launch(1, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, nullptr, ntiles, &ctl[1], nullptr); });
     } else {
-      launch(ntiles, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, nullptr); });
+      launch(ntiles, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, ntiles, &ctl[1], nullptr); });
     }
+    g_reverse = false;
     if (g_engine_error) ok = false;
     for (size_t i = 0; i < n; ++i)
       if ((unsigned long long)rs_bits(out[i]) != c.cum[i]) {
