@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cudarc::driver::{result, sys, DriverError};
 use reprosum_core::{encoding, DynAccumulator, Float};
 
+use crate::layout::{CONTROL_BYTES, GROUP};
 use crate::{check_fold, GpuError};
 
 const FATBIN_LEN: usize = include_bytes!("../kernels/reprosum.fatbin").len();
@@ -45,13 +46,6 @@ const RAKE: usize = 32;
 pub const DEFAULT_BLOCK: u32 = 256;
 /// Threads per block of the cumulative sum's kernels unless a launch says otherwise.
 pub const CUMSUM_BLOCK: u32 = 128;
-
-/// Tiles per group of the cumsum's prefix tree (`RS_GROUP`).
-const GROUP: u64 = 256;
-
-/// Bytes of the workspace's counter buffer: the sum's counter (16 bytes), then the cumsum's
-/// control words (`ctl`: the two tile lists' counts and the prefix kernel's counter).
-const CONTROL_BYTES: usize = 32;
 
 /// An element type the kernels are built for: `f32` or `f64`.
 pub trait GpuFloat: Float + Default {
@@ -209,7 +203,8 @@ struct Workspace {
     counter: DevMem,
     result: DevMem,
     tiles: DevMem,
-    /// The cumsum's list of tiles for the general kernel (a count, then tile numbers).
+    /// The cumsum's two lists of tile numbers for the general kernels (reduce, then scan);
+    /// their counts are control words in `counter`.
     list: DevMem,
     /// What the cumsum's reduce pass hands its scan pass: per tile, each thread's sums of
     /// the pieces before it per slot, then every tile's window (see the kernels).
@@ -689,7 +684,9 @@ impl Device {
     }
 
     /// [`Device::cumsum_dev`] with the workspace already locked. Returns when every kernel
-    /// of the call has finished (on an error too, once any were queued).
+    /// of the call has finished; on an error, when the side stream's kernel (tile 0) has, if
+    /// it was queued (kernels already queued on the caller's stream may still run, as before
+    /// the side stream).
     ///
     /// # Safety
     /// As [`Device::cumsum_dev`].

@@ -50,6 +50,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use reprosum_core::{encoding, DynAccumulator, Float};
 
+use crate::layout::{CONTROL_BYTES, GROUP};
 use crate::{check_fold, GpuError};
 
 const BUNDLE_LEN: usize = include_bytes!("../kernels/reprosum.hipfb").len();
@@ -71,12 +72,6 @@ pub const TARGETS: [&str; 4] = ["gfx906", "gfx908", "gfx90a", "gfx1030"];
 /// Raking threads of the kernels' block scan (`RS_RAKE`).
 const RAKE: usize = 32;
 
-/// Tiles per group of the cumsum's prefix tree (`RS_GROUP`).
-const GROUP: u64 = 256;
-
-/// Bytes of the workspace's counter buffer: the sum's counter (16 bytes), then the cumsum's
-/// control words (`ctl`: the two tile lists' counts and the prefix kernel's counter).
-const CONTROL_BYTES: usize = 32;
 /// The default threads per block (halved for the default launch while a kernel's shared
 /// memory would not fit the device's 64 KiB of LDS).
 pub const DEFAULT_BLOCK: u32 = 256;

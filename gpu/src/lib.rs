@@ -41,6 +41,31 @@ pub fn check_fold(fold: usize) -> Result<(), GpuError> {
     }
 }
 
+/// Layout constants of the kernels that both hosts use.
+#[cfg(any(feature = "cuda", feature = "hip"))]
+mod layout {
+    /// Tiles per group of the cumsum's prefix tree (`RS_GROUP` in the kernel source).
+    pub(crate) const GROUP: u64 = 256;
+
+    /// Bytes of the workspace's counter buffer: the sum's counter (16 bytes), then the
+    /// cumsum's control words (`ctl`: the two tile lists' counts and the prefix kernel's
+    /// counter).
+    pub(crate) const CONTROL_BYTES: usize = 32;
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn group_is_the_kernels_group() {
+            let want = format!("#define RS_GROUP {}\n", super::GROUP);
+            assert!(
+                crate::source::KERNELS.contains(&want),
+                "the kernels' RS_GROUP is not {}",
+                super::GROUP
+            );
+        }
+    }
+}
+
 #[cfg(feature = "cuda")]
 pub mod cuda;
 
