@@ -3,7 +3,7 @@
 # driver is needed, and the device tests print why they skip.
 #  1. build, clippy and test the crate with --features cuda;
 #  2. run the kernel source on the CPU (gpu/tests/emu: real barriers, several block sizes)
-#     against the shared vectors;
+#     against the vectors (tests/vectors);
 #  3. rebuild the fatbin with the pinned pip nvcc 13.0 and compare it byte for byte with
 #     the committed gpu/kernels/reprosum.fatbin (nvcc's output is byte-stable: checked by
 #     building twice), so the committed binary is the committed source.
@@ -20,7 +20,7 @@ if ! grep -qE "SKIP |device 0:" "$log"; then
   exit 1
 fi
 
-echo "--- gpu: kernel source on the CPU (emulated blocks) against the shared vectors"
+echo "--- gpu: kernel source on the CPU (emulated blocks) against the vectors (tests/vectors)"
 command -v g++ >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends g++ >/dev/null; }
 emu="$(mktemp -d)/emu"
 g++ -std=c++20 -O1 -ffp-contract=off -pthread -Wall -Wextra -Wno-unknown-pragmas -Werror gpu/tests/emu/emu.cpp -o "$emu"

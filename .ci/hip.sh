@@ -54,7 +54,7 @@ for lib in "" /nonexistent/libamdhip64.so; do
 done
 lap "crate"
 
-echo "--- hip: kernel source on the CPU at wave32 and wave64 against the shared vectors"
+echo "--- hip: kernel source on the CPU at wave32 and wave64 against the vectors (tests/vectors)"
 emu="$work/emu"
 g++ -std=c++20 -O1 -ffp-contract=off -pthread -Wall -Wextra -Wno-unknown-pragmas -Werror gpu/tests/emu/emu.cpp -o "$emu"
 for v in tests/vectors/known_answers.txt tests/vectors/core_vectors.txt; do

@@ -1,4 +1,4 @@
-//! Every CPU path against the known answers of `shared/vectors` and the core's vectors file.
+//! Every CPU path against the known answers (`tests/vectors/known_answers.json`) and the core's vectors file.
 
 mod common;
 

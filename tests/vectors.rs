@@ -4,16 +4,14 @@
 use reprosum::{Accumulator, Dtype, DynAccumulator};
 use reprosum_testkit::{cases, gen, CORE_VECTORS, KNOWN_ANSWERS};
 
+/// The known answers as committed (the source of truth for `known_answers.txt`).
+const KNOWN_ANSWERS_JSON: &str = include_str!("vectors/known_answers.json");
+
 #[test]
 fn known_answers_file_is_fresh() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/vectors/known_answers.json"
-    );
-    let json = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{path}: {e} (../shared must sit beside the repository)"));
+    let json = KNOWN_ANSWERS_JSON;
     assert!(
-        gen::known_answers_txt(&json) == KNOWN_ANSWERS,
+        gen::known_answers_txt(json) == KNOWN_ANSWERS,
         "tests/vectors/known_answers.txt is stale: run \
          `cargo run -p reprosum-testkit --features gen --bin gen-vectors`"
     );
@@ -28,14 +26,10 @@ fn core_vectors_file_is_fresh() {
     );
 }
 
-/// Every known answer of shared/vectors is in the converted file (row for row).
+/// Every known answer of the JSON file is in the converted file (row for row).
 #[test]
 fn known_answers_cover_every_row() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/vectors/known_answers.json"
-    );
-    let json: String = std::fs::read_to_string(path).unwrap();
+    let json = KNOWN_ANSWERS_JSON;
     let rows = json.matches("\"name\":").count();
     let n = cases(KNOWN_ANSWERS).count();
     assert_eq!(n, rows);

@@ -1,6 +1,6 @@
 //! Writes the vectors files (feature `gen`).
 //!
-//! `known_answers_txt` turns `shared/vectors/known_answers.json` into the vectors format,
+//! `known_answers_txt` turns `tests/vectors/known_answers.json` into the vectors format,
 //! row for row; `core_vectors_txt` generates inputs of every exponent range from a fixed
 //! seed and records what the core's reference path computes for them. The test
 //! `tests/vectors.rs` regenerates both in memory and fails if the committed files differ.
@@ -13,14 +13,14 @@ fn strip(h: &str) -> String {
     h.trim_start_matches("0x").to_ascii_uppercase()
 }
 
-/// The known answers of `shared/vectors/known_answers.json` in the vectors format.
+/// The known answers of `tests/vectors/known_answers.json` in the vectors format.
 ///
 /// # Panics
 /// If the JSON is not the expected shape (a generator, not library code).
 pub fn known_answers_txt(json: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(json).expect("known_answers.json parses");
     let mut out = String::from(
-        "# Generated from shared/vectors/known_answers.json by gen-vectors; do not edit.\n\
+        "# Generated from tests/vectors/known_answers.json by gen-vectors; do not edit.\n\
          # Format: see reprosum-testkit's crate docs.\n",
     );
     for c in v["cases"].as_array().expect("cases") {

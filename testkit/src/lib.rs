@@ -20,7 +20,7 @@
 //! end
 //! ```
 //!
-//! `tests/vectors/known_answers.txt` holds the rows of `shared/vectors/known_answers.json`;
+//! `tests/vectors/known_answers.txt` holds the rows of `tests/vectors/known_answers.json`;
 //! `tests/vectors/core_vectors.txt` is generated from the core's reference path. Both are
 //! written by `cargo run -p reprosum-testkit --features gen --bin gen-vectors`.
 
@@ -33,7 +33,7 @@ pub mod mt;
 
 use reprosum_core::Dtype;
 
-/// The known answers of `shared/vectors`, in the vectors format.
+/// The known answers (`tests/vectors/known_answers.json`), in the vectors format.
 pub const KNOWN_ANSWERS: &str = include_str!("../../tests/vectors/known_answers.txt");
 /// The vectors generated from the core, in the vectors format.
 pub const CORE_VECTORS: &str = include_str!("../../tests/vectors/core_vectors.txt");

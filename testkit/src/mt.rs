@@ -4,7 +4,7 @@
 //! 1e12)`, 1,000,000 draws. The generator's outputs are fixed by the C++ standard; the
 //! distribution is what libstdc++ and libc++ do: `u = fl(g1 + g2 * 2^32) / 2^64` from two
 //! draws (g1 first), then `x = fl(fl(u * 2e12) - 1e12)` with no FMA
-//! (`shared/vectors/wide_range_1m.py`). Its K = 3 sum is 0x430FC878C605717F.
+//! (`tests/vectors/wide_range_1m.py`). Its K = 3 sum is 0x430FC878C605717F.
 
 /// Number of values in the wide-range input.
 pub const WIDE_RANGE_LEN: usize = 1_000_000;

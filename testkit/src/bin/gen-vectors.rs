@@ -1,4 +1,4 @@
-//! Writes `tests/vectors/known_answers.txt` (from `../shared/vectors/known_answers.json`)
+//! Writes `tests/vectors/known_answers.txt` (from `tests/vectors/known_answers.json`)
 //! and `tests/vectors/core_vectors.txt` (from the core's reference path).
 //!
 //! Run from the repository root: `cargo run -p reprosum-testkit --features gen --bin gen-vectors`.
@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let json_path = root.join("../shared/vectors/known_answers.json");
+    let json_path = root.join("tests/vectors/known_answers.json");
     let json = std::fs::read_to_string(&json_path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", json_path.display()));
     let dir = root.join("tests/vectors");
