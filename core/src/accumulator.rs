@@ -57,7 +57,7 @@ impl<T: Float, const K: usize> Accumulator<T, K> {
     /// The fold.
     pub const FOLD: usize = K;
 
-    /// Bytes of this accumulator's encoding (`16 + 2 * K * size_of::<T>()`).
+    /// Bytes of this accumulator's encoding (`20 + 2 * K * size_of::<T>()`).
     pub const ENCODED_LEN: usize = encoding::encoded_len(T::BYTES, K);
 
     /// An empty accumulator (its value is +0.0).
@@ -290,7 +290,7 @@ impl<T: Float> DynAccumulator<T> {
     /// # Errors
     /// [`Error::Encoding`] as for [`Accumulator::from_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let fold = encoding::peek_fold::<T>(bytes)?;
+        let (fold, _) = encoding::peek_fold::<T>(bytes)?;
         let mut a = Self::new(fold).map_err(|_| Error::Encoding(crate::EncodingError::Fold))?;
         let (p, c, _) = a.parts();
         let meta = encoding::decode::<T>(bytes, None, p, c)?;

@@ -130,8 +130,10 @@ pub enum EncodingError {
     Flags,
     /// A count past the capacity, or inconsistent with the flags.
     Count,
-    /// Primaries or carries no renormalised state can have.
+    /// Primaries or carries no renormalised state of that count can have.
     State,
+    /// The checksum of a version-2 encoding does not match: the bytes were changed.
+    Checksum,
 }
 
 impl core::fmt::Display for Error {
@@ -157,6 +159,7 @@ impl core::fmt::Display for EncodingError {
             EncodingError::Flags => "unknown flag bits",
             EncodingError::Count => "bad count",
             EncodingError::State => "corrupt state",
+            EncodingError::Checksum => "checksum mismatch (the bytes were changed or truncated)",
         })
     }
 }

@@ -366,7 +366,7 @@ pub unsafe extern "C" fn adn_acc_f64_count(acc: *const adn_acc_f64, out: *mut u6
     unsafe { count(acc, out) }
 }
 
-/// Writes the canonical, portable byte encoding (`16 + 16 * fold` bytes, at most
+/// Writes the canonical, portable byte encoding (`20 + 16 * fold` bytes, at most
 /// `ADN_ACC_ENCODED_MAX`) to `buf` and its length to `*len`. `ADN_BUFFER_TOO_SMALL`, with
 /// nothing written, if `cap` is less than that.
 ///
@@ -459,7 +459,7 @@ pub unsafe extern "C" fn adn_acc_f32_count(acc: *const adn_acc_f32, out: *mut u6
     unsafe { count(acc, out) }
 }
 
-/// Writes the byte encoding (`16 + 8 * fold` bytes). As `adn_acc_f64_to_bytes`.
+/// Writes the byte encoding (`20 + 8 * fold` bytes). As `adn_acc_f64_to_bytes`.
 ///
 /// # Safety
 /// As `adn_acc_f64_to_bytes`, for an `adn_acc_f32`.

@@ -50,9 +50,10 @@ pub const ADN_CAPACITY_F64: u64 = 9_223_372_036_854_773_760u64;
 /// The most `float` values one sum or accumulator may hold and keep the guarantee:
 /// 4,294,966,784 (SyclReproSum's `max_reproducible_count<float>`).
 pub const ADN_CAPACITY_F32: u64 = 4_294_966_784u64;
-/// The longest byte encoding of an accumulator (`double`, fold 52): 848 bytes. An encoding
-/// is `16 + 2 * fold * sizeof(T)` bytes.
-pub const ADN_ACC_ENCODED_MAX: usize = 848;
+/// The longest byte encoding of an accumulator (`double`, fold 52): 852 bytes. An encoding
+/// is `20 + 2 * fold * sizeof(T)` bytes (version 2, `docs/FORMAT.md`; version-1 encodings,
+/// 4 bytes shorter, are still read).
+pub const ADN_ACC_ENCODED_MAX: usize = 852;
 
 // The header's constants are literals (cbindgen cannot evaluate paths); these keep them
 // equal to the core's.

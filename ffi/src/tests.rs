@@ -527,21 +527,21 @@ fn accumulator_statuses() {
         let mut buf = [0xAAu8; ADN_ACC_ENCODED_MAX];
         let mut len = 12345usize;
         assert_eq!(
-            adn_acc_f64_to_bytes(&a, buf.as_mut_ptr(), 63, &mut len),
+            adn_acc_f64_to_bytes(&a, buf.as_mut_ptr(), 67, &mut len),
             ADN_BUFFER_TOO_SMALL
         );
         assert_eq!(len, 12345);
         assert!(buf.iter().all(|&b| b == 0xAA));
         assert_eq!(
-            adn_acc_f64_to_bytes(&a, core::ptr::null_mut(), 64, &mut len),
+            adn_acc_f64_to_bytes(&a, core::ptr::null_mut(), 68, &mut len),
             ADN_NULL_POINTER
         );
         assert_eq!(
-            adn_acc_f64_to_bytes(&a, buf.as_mut_ptr(), 64, core::ptr::null_mut()),
+            adn_acc_f64_to_bytes(&a, buf.as_mut_ptr(), 68, core::ptr::null_mut()),
             ADN_NULL_POINTER
         );
-        assert_eq!(adn_acc_f64_to_bytes(&a, buf.as_mut_ptr(), 64, &mut len), ADN_OK);
-        assert_eq!(len, 64);
+        assert_eq!(adn_acc_f64_to_bytes(&a, buf.as_mut_ptr(), 68, &mut len), ADN_OK);
+        assert_eq!(len, 68);
         let core_acc = {
             let mut c = Accumulator::<f64>::new();
             for _ in 0..4 {
@@ -549,25 +549,25 @@ fn accumulator_statuses() {
             }
             c
         };
-        assert_eq!(&buf[..64], core_acc.to_bytes().as_bytes());
+        assert_eq!(&buf[..68], core_acc.to_bytes().as_bytes());
         let mut b = acc64(5);
         let before = value64(&b);
-        assert_eq!(adn_acc_f64_from_bytes(&mut b, buf.as_ptr(), 63), ADN_BAD_ENCODING);
+        assert_eq!(adn_acc_f64_from_bytes(&mut b, buf.as_ptr(), 67), ADN_BAD_ENCODING);
         assert_eq!(adn_acc_f64_from_bytes(&mut b, buf.as_ptr(), 0), ADN_BAD_ENCODING);
         assert_eq!(
             adn_acc_f64_from_bytes(&mut b, core::ptr::null(), 0),
             ADN_BAD_ENCODING
         );
         assert_eq!(
-            adn_acc_f64_from_bytes(&mut b, core::ptr::null(), 64),
+            adn_acc_f64_from_bytes(&mut b, core::ptr::null(), 68),
             ADN_NULL_POINTER
         );
         let mut bad = buf;
         bad[0] ^= 1;
-        assert_eq!(adn_acc_f64_from_bytes(&mut b, bad.as_ptr(), 64), ADN_BAD_ENCODING);
+        assert_eq!(adn_acc_f64_from_bytes(&mut b, bad.as_ptr(), 68), ADN_BAD_ENCODING);
         let mut f32acc = acc32(3);
         assert_eq!(
-            adn_acc_f32_from_bytes(&mut f32acc, buf.as_ptr(), 64),
+            adn_acc_f32_from_bytes(&mut f32acc, buf.as_ptr(), 68),
             ADN_BAD_ENCODING
         );
         assert_eq!(value64(&b), before, "unchanged on error");

@@ -1438,7 +1438,8 @@ fn state_to_accumulator<T: GpuFloat>(
     let size = T::BYTES;
     let mut bytes = Vec::with_capacity(encoding::encoded_len(size, fold));
     bytes.extend_from_slice(&encoding::MAGIC);
-    bytes.push(encoding::VERSION);
+    // Version 1 (no checksum): the state is decoded and checked like any stored one.
+    bytes.push(encoding::VERSION_1);
     bytes.push(T::DTYPE.code());
     bytes.push(fold as u8);
     bytes.push(le_word(&raw[2 * fold * size..], size) as u8);
