@@ -81,10 +81,11 @@
 #define ADN_CAPACITY_F32 4294966784ull
 
 /**
- * The longest byte encoding of an accumulator (`double`, fold 52): 848 bytes. An encoding
- * is `16 + 2 * fold * sizeof(T)` bytes.
+ * The longest byte encoding of an accumulator (`double`, fold 52): 852 bytes. An encoding
+ * is `20 + 2 * fold * sizeof(T)` bytes (version 2, `docs/FORMAT.md`; version-1 encodings,
+ * 4 bytes shorter, are still read).
  */
-#define ADN_ACC_ENCODED_MAX 848
+#define ADN_ACC_ENCODED_MAX 852
 
 /**
  * 64-bit words of an `adn_acc_f64`'s storage (the struct is 1024 bytes).
@@ -362,7 +363,7 @@ adn_status adn_acc_f64_value(const struct adn_acc_f64 *acc, double *out);
 adn_status adn_acc_f64_count(const struct adn_acc_f64 *acc, uint64_t *out);
 
 /**
- * Writes the canonical, portable byte encoding (`16 + 16 * fold` bytes, at most
+ * Writes the canonical, portable byte encoding (`20 + 16 * fold` bytes, at most
  * `ADN_ACC_ENCODED_MAX`) to `buf` and its length to `*len`. `ADN_BUFFER_TOO_SMALL`, with
  * nothing written, if `cap` is less than that.
  *
@@ -430,7 +431,7 @@ adn_status adn_acc_f32_value(const struct adn_acc_f32 *acc, float *out);
 adn_status adn_acc_f32_count(const struct adn_acc_f32 *acc, uint64_t *out);
 
 /**
- * Writes the byte encoding (`16 + 8 * fold` bytes). As `adn_acc_f64_to_bytes`.
+ * Writes the byte encoding (`20 + 8 * fold` bytes). As `adn_acc_f64_to_bytes`.
  *
  * # Safety
  * As `adn_acc_f64_to_bytes`, for an `adn_acc_f32`.

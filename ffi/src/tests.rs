@@ -574,7 +574,7 @@ fn accumulator_statuses() {
         let mut k: u64 = 0;
         assert_eq!(adn_acc_f64_count(&b, &mut k), ADN_OK);
         assert_eq!(k, 0);
-        assert_eq!(adn_acc_f64_from_bytes(&mut b, buf.as_ptr(), 64), ADN_OK);
+        assert_eq!(adn_acc_f64_from_bytes(&mut b, buf.as_ptr(), 68), ADN_OK);
         assert_eq!(value64(&b), 24.0f64.to_bits());
     }
 }

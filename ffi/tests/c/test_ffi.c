@@ -201,7 +201,7 @@ static void run_f64(const vcase *c, const char *mode) {
     uint8_t buf[ADN_ACC_ENCODED_MAX];
     size_t len = 0;
     CHECK_STATUS(adn_acc_f64_to_bytes(&b, buf, sizeof buf, &len), ADN_OK);
-    CHECK(len == 16 + 16 * (size_t)c->fold, "%s %s: encoding length %zu", mode, nm, len);
+    CHECK(len == 20 + 16 * (size_t)c->fold, "%s %s: encoding length %zu", mode, nm, len);
     if (c->has_bytes) {
         int same = c->bytes.n == len;
         for (size_t i = 0; same && i < len; i++) same = buf[i] == c->bytes.v[i];
@@ -274,7 +274,7 @@ static void run_f32(const vcase *c, const char *mode) {
     uint8_t buf[ADN_ACC_ENCODED_MAX];
     size_t len = 0;
     CHECK_STATUS(adn_acc_f32_to_bytes(&b, buf, sizeof buf, &len), ADN_OK);
-    CHECK(len == 16 + 8 * (size_t)c->fold, "%s %s: encoding length %zu", mode, nm, len);
+    CHECK(len == 20 + 8 * (size_t)c->fold, "%s %s: encoding length %zu", mode, nm, len);
     if (c->has_bytes) {
         int same = c->bytes.n == len;
         for (size_t i = 0; same && i < len; i++) same = buf[i] == c->bytes.v[i];
@@ -406,7 +406,8 @@ static unsigned run_file(const char *path) {
 
 /* ---- status codes ----------------------------------------------------------------------- */
 
-/* An encoding of a NaN-only accumulator that holds `count` values. */
+/* A version-1 encoding (no checksum; still read) of a NaN-only accumulator that holds
+ * `count` values. */
 static size_t full_encoding(uint8_t *e, int f64, uint64_t count) {
     size_t len = 16 + 2 * 3 * (f64 ? 8 : 4);
     memset(e, 0, len);
