@@ -166,3 +166,8 @@ impl core::fmt::Display for EncodingError {
 
 impl core::error::Error for Error {}
 impl core::error::Error for EncodingError {}
+
+/// The crate README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
