@@ -29,6 +29,7 @@
 
 #[cfg(feature = "gen")]
 pub mod gen;
+pub mod model;
 pub mod mt;
 
 use reprosum_core::Dtype;
