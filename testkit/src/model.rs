@@ -336,6 +336,26 @@ impl<T: ModelFloat> Model<T> {
         })
     }
 
+    /// A state given by its parts (for tests that build states no sequence of adds has to
+    /// reach): `top` `None` is the empty finite part, whose slots must then be 0. `None` if
+    /// the fold, the top bin, the number of slots or the flags are out of range, or a slot
+    /// has no exact stored form (|S_j| > 2^(p-1) * 2^(p-3)). Whether bytes of such a state
+    /// are accepted is [`from_bytes`](Self::from_bytes)'s business, not checked here.
+    pub fn from_parts(fold: usize, top: Option<usize>, s: &[i128], count: u64, flags: u8) -> Option<Self> {
+        let mut m = Self::new(fold)?;
+        let bound = 1i128 << (2 * T::P - 4);
+        let ok_top = top.is_none_or(|b| b <= T::M);
+        let ok_s = s.iter().all(|v| v.abs() <= bound && (top.is_some() || *v == 0));
+        if !ok_top || s.len() != fold || flags & !7 != 0 || !ok_s {
+            return None;
+        }
+        m.top = top;
+        m.s[..fold].copy_from_slice(s);
+        m.count = count;
+        m.flags = flags;
+        Some(m)
+    }
+
     /// The fold K.
     pub fn fold(&self) -> usize {
         self.fold
@@ -739,10 +759,7 @@ mod tests {
         assert_eq!(exact_bits(1, 1024, 53, 11), None);
         assert_eq!(exact_bits((1 << 53) - 1, 971, 53, 11), Some(f64::MAX.to_bits()));
         assert_eq!(exact_bits((1 << 53) + 1, 0, 53, 11), None);
-        assert_eq!(
-            exact_bits(3, 126, 24, 8),
-            Some(0x7F40_0000)
-        );
+        assert_eq!(exact_bits(3, 126, 24, 8), Some(0x7F40_0000));
     }
 
     #[test]
