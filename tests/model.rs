@@ -778,7 +778,14 @@ fn adversarial_inputs() {
     fn run<T: F>() -> usize {
         let mut r = Rng(0xAD5E_2026);
         let mut n = 0;
-        for (name, x) in adversarial::<T>() {
+        let inputs = adversarial::<T>();
+        println!(
+            "{}: {} adversarial inputs at folds {:?}",
+            T::NAME,
+            inputs.len(),
+            T::FOLDS
+        );
+        for (name, x) in inputs {
             for &k in T::FOLDS {
                 let p = plan::<T>(&mut r, x.len());
                 n += compare(&x, k, &p, &[0, 1, 2], &name);

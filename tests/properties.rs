@@ -186,7 +186,7 @@ fn model_agrees<T: Float + ModelFloat>(x: Wide<T>, f: Fold) -> bool {
     x.0.iter().for_each(|&v| a.add(v).unwrap());
     let mut b = DynAccumulator::new(k).unwrap();
     b.add_slice(&x.0).unwrap();
-    bits(a.value()) == bits(b.value()) && a.to_bytes().as_slice() == b.to_bytes().as_bytes()
+    a.value().to_bits64() == b.value().to_bits64() && a.to_bytes().as_slice() == b.to_bytes().as_bytes()
 }
 
 fn parallel_agrees<T: Float>(x: Wide<T>, f: Fold, chunk: usize) -> bool {
