@@ -1,6 +1,6 @@
 //! Single-thread throughput of the reproducible sum and cumulative sum, beside baselines
 //! measured in the same run: a strict left-to-right sum, a 16-lane plain sum, Kahan
-//! summation, the reference (one value at a time) deposit, and a plain prefix sum.
+//! summation, and a plain prefix sum.
 //!
 //! Figures are elements per second (criterion's "thrpt" line). Inputs come from a fixed
 //! seed. `cargo bench --bench sum` runs everything; `cargo bench --bench sum -- 'sum_f64/'`
@@ -12,7 +12,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rayon::prelude::*;
-use reprosum::{reprosum_core as core_api, Float};
+use reprosum::Float;
 
 /// Values of mixed sign and magnitude (fixed seed).
 fn data<T: Float>(n: usize) -> Vec<T> {
@@ -104,11 +104,6 @@ fn bench_sum<T: Plain>(c: &mut Criterion, name: &str) {
         g.bench_with_input(BenchmarkId::new("kahan", n), &x, |b, x| {
             b.iter(|| kahan(black_box(x)))
         });
-        if n <= 100_000 {
-            g.bench_with_input(BenchmarkId::new("reference_k3", n), &x, |b, x| {
-                b.iter(|| core_api::reference::sum(black_box(x), 3).unwrap())
-            });
-        }
         for k in [2usize, 3, 4, 6] {
             g.bench_with_input(BenchmarkId::new(format!("reprosum_k{k}"), n), &x, |b, x| {
                 b.iter(|| reprosum::sum_fold(black_box(x), k).unwrap())

@@ -35,8 +35,8 @@ pub use device::{cumsum_on, sum_on, Device, DeviceError};
 
 pub use reprosum_core;
 pub use reprosum_core::{
-    encoding, fpenv, reference, Accumulator, Dtype, DynAccumulator, Encoded, EncodingError, Error, Float,
-    CAPACITY_F32, CAPACITY_F64, DEFAULT_FOLD,
+    encoding, fpenv, Accumulator, Dtype, DynAccumulator, Encoded, EncodingError, Error, Float, CAPACITY_F32,
+    CAPACITY_F64, DEFAULT_FOLD,
 };
 
 pub use reprosum_core::simd::Path;

@@ -1,9 +1,11 @@
-//! Every CPU path against the known answers (`tests/vectors/known_answers.json`) and the core's vectors file.
+//! Every CPU path, and the independent model, against the known answers
+//! (`tests/vectors/known_answers.json`) and the core's vectors file.
 
 mod common;
 
 use common::{run_suite, Backend};
 use reprosum::{reprosum_core as core_api, DynAccumulator, Options};
+use reprosum_testkit::model::Model;
 
 /// The core's one-call functions (the fast block path, run-time fold).
 struct CoreFast;
@@ -29,35 +31,38 @@ impl Backend for CoreFast {
     }
 }
 
-/// The plainly written reference deposit, one value at a time.
-struct CoreReference;
-impl Backend for CoreReference {
+/// The independent model (`reprosum_testkit::model`), one value at a time.
+struct IndependentModel;
+impl IndependentModel {
+    fn prefixes<T: reprosum_testkit::model::ModelFloat>(x: &[T], k: usize) -> Vec<T> {
+        let mut m = Model::new(k).unwrap();
+        x.iter()
+            .map(|&v| {
+                m.add(v).unwrap();
+                m.value()
+            })
+            .collect()
+    }
+}
+impl Backend for IndependentModel {
     fn name(&self) -> String {
-        "core reference".into()
+        "model".into()
     }
     fn sum_f64(&self, x: &[f64], k: usize) -> f64 {
-        core_api::reference::sum(x, k).unwrap()
+        let mut m = Model::new(k).unwrap();
+        x.iter().for_each(|&v| m.add(v).unwrap());
+        m.value()
     }
     fn sum_f32(&self, x: &[f32], k: usize) -> f32 {
-        core_api::reference::sum(x, k).unwrap()
+        let mut m = Model::new(k).unwrap();
+        x.iter().for_each(|&v| m.add(v).unwrap());
+        m.value()
     }
     fn cumsum_f64(&self, x: &[f64], k: usize) -> Vec<f64> {
-        let mut a = DynAccumulator::new(k).unwrap();
-        x.iter()
-            .map(|&v| {
-                core_api::reference::add_all(&mut a, &[v]).unwrap();
-                a.value()
-            })
-            .collect()
+        Self::prefixes(x, k)
     }
     fn cumsum_f32(&self, x: &[f32], k: usize) -> Vec<f32> {
-        let mut a = DynAccumulator::new(k).unwrap();
-        x.iter()
-            .map(|&v| {
-                core_api::reference::add_all(&mut a, &[v]).unwrap();
-                a.value()
-            })
-            .collect()
+        Self::prefixes(x, k)
     }
 }
 
@@ -144,8 +149,8 @@ fn core_fast_path() {
 }
 
 #[test]
-fn core_reference_path() {
-    run_suite(&CoreReference, false);
+fn independent_model() {
+    run_suite(&IndependentModel, false);
 }
 
 #[test]

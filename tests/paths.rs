@@ -5,6 +5,14 @@ mod common;
 
 use common::{run_suite, Backend};
 use reprosum::{Options, Path};
+use reprosum_testkit::model::{Model, ModelFloat};
+
+/// The independent model's state after adding `x` one value at a time.
+fn model_of<T: ModelFloat>(x: &[T], k: usize) -> Model<T> {
+    let mut m = Model::new(k).unwrap();
+    x.iter().for_each(|&v| m.add(v).unwrap());
+    m
+}
 
 struct OnPath(Path);
 impl Backend for OnPath {
@@ -57,7 +65,7 @@ fn every_path_gives_the_vectors_bits() {
         }
         assert_eq!(reprosum::current_path(), p);
         run_suite(&OnPath(p), false);
-        // Long inputs of every range on this path against the reference.
+        // Long inputs of every range on this path against the independent model.
         let x: Vec<f64> = (0..70_000u64)
             .map(|i| {
                 f64::from_bits(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 1)
@@ -67,12 +75,12 @@ fn every_path_gives_the_vectors_bits() {
             .collect();
         for k in [2, 3, 4, 7] {
             let fast = reprosum::reprosum_core::sum_fold(&x, k).unwrap();
-            let slow = reprosum::reference::sum(&x, k).unwrap();
+            let slow = model_of(&x, k).value();
             assert_eq!(fast.to_bits(), slow.to_bits(), "path {} fold {k}", p.name());
         }
-        let states = reference_states_when_the_window_moves(p.name());
+        let states = model_states_when_the_window_moves(p.name());
         println!(
-            "path {}: {states} sums with a moving window have the reference state",
+            "path {}: {states} sums with a moving window have the model's state",
             p.name()
         );
         ran.push(p.name());
@@ -109,20 +117,18 @@ fn moving(kind: u64, n: usize, seed: u64) -> Vec<f64> {
 }
 
 /// The state of `x` added in two slices (the second starts on a non-empty state, so its
-/// first block is tried in one pass) has the reference deposit's bytes.
-fn same_state<T: reprosum::Float>(x: &[T], split: usize, k: usize, what: &str) {
-    use reprosum::reprosum_core::{reference, DynAccumulator};
-    let mut want = DynAccumulator::<T>::new(k).unwrap();
-    reference::add_all(&mut want, x).unwrap();
-    let mut got = DynAccumulator::<T>::new(k).unwrap();
+/// first block is tried in one pass) has the independent model's bytes.
+fn same_state<T: reprosum::Float + ModelFloat>(x: &[T], split: usize, k: usize, what: &str) {
+    let want = model_of(x, k);
+    let mut got = reprosum::DynAccumulator::<T>::new(k).unwrap();
     got.add_slice(&x[..split]).unwrap();
     got.add_slice(&x[split..]).unwrap();
-    assert_eq!(got.to_bytes().as_bytes(), want.to_bytes().as_bytes(), "{what}");
+    assert_eq!(got.to_bytes().as_bytes(), want.to_bytes().as_slice(), "{what}");
 }
 
 /// On the current path: the state bytes of sums whose window moves inside blocks, against
-/// the reference deposit (one value at a time), for f64 and f32, folds 2, 3, 4.
-fn reference_states_when_the_window_moves(path: &str) -> usize {
+/// the independent model, for f64 and f32, folds 2, 3, 4.
+fn model_states_when_the_window_moves(path: &str) -> usize {
     let mut ran = 0;
     for kind in 0..7u64 {
         for (n, split) in [(40_000usize, 0usize), (70_001, 33_333), (300, 7)] {

@@ -329,18 +329,3 @@ impl<T: Float, const K: usize> TryFrom<DynAccumulator<T>> for Accumulator<T, K> 
         Ok(a)
     }
 }
-
-/// Testing hooks: the reference (one value at a time, renormalised after each) path.
-#[doc(hidden)]
-pub mod reference {
-    use super::*;
-
-    /// Adds `xs` to `acc` through the plainly written reference deposit.
-    ///
-    /// # Errors
-    /// [`Error::CapacityExceeded`].
-    pub fn add_all<T: Float>(acc: &mut DynAccumulator<T>, xs: &[T]) -> Result<(), Error> {
-        let (p, c, m) = acc.parts();
-        binned::reference::add_all(p, c, m, xs)
-    }
-}

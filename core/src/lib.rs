@@ -70,24 +70,6 @@ pub use sum::{
     sum_k,
 };
 
-/// The plainly written reference path: one value at a time, the deposit written out slot
-/// by slot, renormalised after every value. Slow; the fast paths are tested against it.
-pub mod reference {
-    pub use crate::accumulator::reference::add_all;
-
-    use crate::{DynAccumulator, Error, Float};
-
-    /// The reproducible sum of `xs` at `fold`, computed by the reference path.
-    ///
-    /// # Errors
-    /// [`Error::InvalidFold`], [`Error::CapacityExceeded`].
-    pub fn sum<T: Float>(xs: &[T], fold: usize) -> Result<T, Error> {
-        let mut a = DynAccumulator::new(fold)?;
-        add_all(&mut a, xs)?;
-        Ok(a.value())
-    }
-}
-
 /// The default fold (3), as in ReproBLAS and SyclReproSum.
 pub const DEFAULT_FOLD: usize = 3;
 

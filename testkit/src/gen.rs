@@ -2,12 +2,13 @@
 //!
 //! `known_answers_txt` turns `tests/vectors/known_answers.json` into the vectors format,
 //! row for row; `core_vectors_txt` generates inputs of every exponent range from a fixed
-//! seed and records what the core's reference path computes for them. The test
-//! `tests/vectors.rs` regenerates both in memory and fails if the committed files differ.
+//! seed and records what the independent model ([`crate::model`]) computes for them. The
+//! test `tests/vectors.rs` regenerates both in memory and fails if the committed files
+//! differ.
 
 use core::fmt::Write;
 
-use reprosum_core::{reference, DynAccumulator, Float};
+use crate::model::{endurance, width, Model, ModelFloat};
 
 fn strip(h: &str) -> String {
     h.trim_start_matches("0x").to_ascii_uppercase()
@@ -93,13 +94,26 @@ pub const CLASSES: [&str; 9] = [
     "few_windows",
 ];
 
+/// The type's name in the vectors format.
+fn name<T: ModelFloat>() -> &'static str {
+    if T::TYPE_CODE == 1 {
+        "f32"
+    } else {
+        "f64"
+    }
+}
+
 /// One value of a class, as bits of type T.
-fn draw<T: Float>(rng: &mut Rng, class: &str, i: usize, prev: &[u64]) -> u64 {
-    let mant_mask = (1u64 << T::MANT_BITS) - 1;
-    let max_field = T::MAX_EXP_FIELD;
+fn draw<T: ModelFloat>(rng: &mut Rng, class: &str, i: usize, prev: &[u64]) -> u64 {
+    let mant_bits = T::P - 1;
+    let mant_mask = (1u64 << mant_bits) - 1;
+    // The largest finite exponent field; the one above it is Inf and NaN.
+    let max_field = (1u64 << T::EXP_BITS) - 2;
     let bias = max_field.div_ceil(2);
-    let sign = |r: &mut Rng| if r.next() & 1 == 1 { T::SIGN_BIT } else { 0 };
-    let make = |s: u64, field: u64, mant: u64| s | (field << T::MANT_BITS) | (mant & mant_mask);
+    let sign_bit = 1u64 << (mant_bits + T::EXP_BITS);
+    let inf_bits = (max_field + 1) << mant_bits;
+    let sign = |r: &mut Rng| if r.next() & 1 == 1 { sign_bit } else { 0 };
+    let make = |s: u64, field: u64, mant: u64| s | (field << mant_bits) | (mant & mant_mask);
     match class {
         "unit" => make(0, bias - 1 - rng.below(12), rng.next()),
         "signed_wide" => make(sign(rng), rng.below(max_field + 1), rng.next()),
@@ -111,7 +125,7 @@ fn draw<T: Float>(rng: &mut Rng, class: &str, i: usize, prev: &[u64]) -> u64 {
         },
         "cancel" => {
             if i % 2 == 1 && rng.below(8) != 0 {
-                prev[i - 1] ^ T::SIGN_BIT
+                prev[i - 1] ^ sign_bit
             } else {
                 make(sign(rng), rng.below(max_field + 1), rng.next())
             }
@@ -119,8 +133,8 @@ fn draw<T: Float>(rng: &mut Rng, class: &str, i: usize, prev: &[u64]) -> u64 {
         "bin_edges" => {
             // Near a bin boundary: the largest exponent of a bin, or the smallest, +- a
             // few ulps, anywhere in the range.
-            let w = T::BIN_WIDTH as u64;
-            let b = rng.below(T::MAX_INDEX as u64 + 1);
+            let w = T::W as u64;
+            let b = rng.below(T::M as u64 + 1);
             let edge = (max_field + 1).saturating_sub(b * w).clamp(1, max_field);
             let field = (edge - rng.below(2)).max(1);
             let mant = match rng.below(3) {
@@ -132,14 +146,14 @@ fn draw<T: Float>(rng: &mut Rng, class: &str, i: usize, prev: &[u64]) -> u64 {
         }
         "specials" => match rng.below(16) {
             0 => make(sign(rng), max_field + 1, 1 + rng.below(mant_mask)),
-            1 => T::INF_BITS,
-            2 => T::INF_BITS | T::SIGN_BIT,
+            1 => inf_bits,
+            2 => inf_bits | sign_bit,
             3 => make(sign(rng), max_field, rng.next()),
             _ => make(sign(rng), bias + rng.below(20), rng.next()),
         },
         "zeros" => match rng.below(4) {
             0 => 0,
-            1 => T::SIGN_BIT,
+            1 => sign_bit,
             2 => make(sign(rng), 0, 1 + rng.below(3)),
             _ => make(sign(rng), bias - rng.below(3), rng.next()),
         },
@@ -155,7 +169,7 @@ fn hexes(v: impl Iterator<Item = String>) -> String {
     v.collect::<Vec<_>>().join(" ")
 }
 
-fn case_text<T: Float>(
+fn case_text<T: ModelFloat>(
     out: &mut String,
     rng: &mut Rng,
     class: &str,
@@ -163,31 +177,21 @@ fn case_text<T: Float>(
     n: usize,
     with_cumsum: bool,
 ) {
-    let width = T::BYTES * 2;
+    let width = width::<T>() * 2;
     let mut bits = Vec::with_capacity(n);
     for i in 0..n {
         let b = draw::<T>(rng, class, i, &bits);
         bits.push(b);
     }
-    let xs: Vec<T> = bits.iter().map(|&b| T::from_bits_u64(b)).collect();
-    let mut acc = DynAccumulator::<T>::new(fold).expect("fold");
+    let mut acc = Model::<T>::new(fold).expect("fold");
     let mut prefixes = Vec::with_capacity(n);
-    for &x in &xs {
-        reference::add_all(&mut acc, &[x]).expect("capacity");
-        prefixes.push(acc.value().bits());
+    for &b in &bits {
+        acc.add(T::from_bits64(b)).expect("capacity");
+        prefixes.push(acc.value().to_bits64());
     }
-    let total = reference::sum(&xs, fold).expect("sum").bits();
-    writeln!(
-        out,
-        "case {}_{}_k{}_n{} {} {}",
-        T::DTYPE,
-        class,
-        fold,
-        n,
-        T::DTYPE,
-        fold
-    )
-    .unwrap();
+    let total = acc.value().to_bits64();
+    let ty = name::<T>();
+    writeln!(out, "case {ty}_{class}_k{fold}_n{n} {ty} {fold}").unwrap();
     for chunk in bits.chunks(16) {
         writeln!(
             out,
@@ -207,7 +211,7 @@ fn case_text<T: Float>(
     }
     let enc: String = acc
         .to_bytes()
-        .as_bytes()
+        .as_slice()
         .iter()
         .map(|b| format!("{b:02X}"))
         .collect();
@@ -215,7 +219,7 @@ fn case_text<T: Float>(
     out.push_str("end\n");
 }
 
-fn cases_of<T: Float>(out: &mut String, rng: &mut Rng, folds: &[usize]) {
+fn cases_of<T: ModelFloat>(out: &mut String, rng: &mut Rng, folds: &[usize]) {
     for &fold in folds {
         for class in CLASSES {
             let n = 1 + rng.below(160) as usize;
@@ -224,7 +228,7 @@ fn cases_of<T: Float>(out: &mut String, rng: &mut Rng, folds: &[usize]) {
     }
     // Longer inputs that cross block and renormalisation boundaries.
     for class in ["signed_wide", "cancel", "bin_edges", "specials"] {
-        case_text::<T>(out, rng, class, 3, 2 * T::ENDURANCE as usize + 37, false);
+        case_text::<T>(out, rng, class, 3, 2 * endurance::<T>() as usize + 37, false);
     }
     // Tiny inputs at every fold.
     for fold in 2..=T::MAX_FOLD {
@@ -235,10 +239,10 @@ fn cases_of<T: Float>(out: &mut String, rng: &mut Rng, folds: &[usize]) {
 
 /// The core's vectors file: every input class at folds 2, 3, 4, 6 and the largest, long
 /// inputs across block boundaries, and one tiny case at every fold; sums, cumulative sums
-/// and encodings from the reference path.
+/// and encodings from the independent model.
 pub fn core_vectors_txt() -> String {
     let mut out = String::from(
-        "# Generated from reprosum-core's reference path by gen-vectors; do not edit.\n\
+        "# Generated from the independent model (testkit/src/model.rs) by gen-vectors; do not edit.\n\
          # Format: see reprosum-testkit's crate docs. Values are bit patterns in hex.\n",
     );
     let mut rng = Rng(0x005E_ED0F_2026);

@@ -21,21 +21,22 @@
 //! ```
 //!
 //! `tests/vectors/known_answers.txt` holds the rows of `tests/vectors/known_answers.json`;
-//! `tests/vectors/core_vectors.txt` is generated from the core's reference path. Both are
-//! written by `cargo run -p reprosum-testkit --features gen --bin gen-vectors`.
+//! `tests/vectors/core_vectors.txt` is generated from the independent model ([`model`]).
+//! Both are written by `cargo run -p reprosum-testkit --features gen --bin gen-vectors`.
 
 #![cfg_attr(not(feature = "gen"), no_std)]
 #![warn(missing_docs)]
 
 #[cfg(feature = "gen")]
 pub mod gen;
+pub mod model;
 pub mod mt;
 
 use reprosum_core::Dtype;
 
 /// The known answers (`tests/vectors/known_answers.json`), in the vectors format.
 pub const KNOWN_ANSWERS: &str = include_str!("../../tests/vectors/known_answers.txt");
-/// The vectors generated from the core, in the vectors format.
+/// The vectors generated from the independent model, in the vectors format.
 pub const CORE_VECTORS: &str = include_str!("../../tests/vectors/core_vectors.txt");
 
 /// A line of a vectors file that could not be read.

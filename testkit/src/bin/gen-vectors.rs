@@ -1,5 +1,5 @@
 //! Writes `tests/vectors/known_answers.txt` (from `tests/vectors/known_answers.json`)
-//! and `tests/vectors/core_vectors.txt` (from the core's reference path).
+//! and `tests/vectors/core_vectors.txt` (from the independent model, `testkit/src/model.rs`).
 //!
 //! Run from the repository root: `cargo run -p reprosum-testkit --features gen --bin gen-vectors`.
 
