@@ -16,7 +16,7 @@
 //! * one number is at most [`MAX_TOKEN`] bytes long.
 //!
 //! Errors name the line and column (1-based; columns count characters) and quote the
-//! offending token escaped and cut to [`QUOTE_MAX`](crate::escape::QUOTE_MAX) characters.
+//! offending token escaped and cut to [`QUOTE_MAX`] characters.
 //! The reader holds at most one partial number between two [`TextParser::feed`] calls, so
 //! splitting the input anywhere gives the same values or the same error.
 
