@@ -10,7 +10,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, Once};
+use std::sync::Mutex;
 
 use reprosum_cli::escape;
 
@@ -24,8 +24,16 @@ fn temp_slot() -> std::sync::MutexGuard<'static, Option<PathBuf>> {
     TEMP.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Starts (once) the thread that removes the temporary file on SIGINT or SIGTERM.
+/// Signals are not watched here: an interrupt may leave the temporary file.
+#[cfg(not(unix))]
 fn watch_signals() -> Result<(), CliError> {
+    Ok(())
+}
+
+/// Starts (once) the thread that removes the temporary file on SIGINT or SIGTERM.
+#[cfg(unix)]
+fn watch_signals() -> Result<(), CliError> {
+    use std::sync::Once;
     static START: Once = Once::new();
     let mut result = Ok(());
     START.call_once(|| {
