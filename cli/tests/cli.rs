@@ -1459,3 +1459,25 @@ fn inputs_of_many_blocks_match_the_library() {
     let bits: Vec<u64> = got.lines().map(|l| l.parse::<f64>().unwrap().to_bits()).collect();
     assert_eq!(bits, cm.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
 }
+
+/// An OUT that exists and is not a regular file (here a FIFO) is written directly: no
+/// temporary file beside it, and it stays what it was.
+#[cfg(unix)]
+#[test]
+fn output_to_a_fifo_is_written_directly() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = TempDir::new("fifo");
+    let fifo = d.path("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let f = d.file("in.txt", b"1\n2\n3\n");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let o = run_timed(&["cumsum", p(&f), "--dtype", "f64", "-o", p(&fifo)], None, 5);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(reader.join().unwrap(), b"1.0\n3.0\n6.0\n");
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    assert_eq!(d.names(), ["in.txt", "pipe"]);
+}
