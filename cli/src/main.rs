@@ -238,10 +238,11 @@ fn open(args: &InputArgs) -> Result<Opened, CliError> {
 
 /// The blocks of an opened input, as values of `T` (its dtype).
 fn blocks<T: Elem>(o: Opened) -> Result<Box<dyn Blocks<T>>, CliError> {
-    Ok(match (o.format, o.header) {
-        (Format::Npy, Some(h)) => Box::new(Binary::npy(o.input, &h)),
-        (Format::Text, _) => Box::new(Text::<T>::new(o.input, o.detected)),
-        _ => Box::new(Binary::raw(o.input, o.dtype)?),
+    // `open` read a header exactly for npy input.
+    Ok(match (o.header, o.format) {
+        (Some(h), _) => Box::new(Binary::npy(o.input, &h)),
+        (None, Format::Text) => Box::new(Text::<T>::new(o.input, o.detected)),
+        (None, _) => Box::new(Binary::raw(o.input, o.dtype)?),
     })
 }
 
