@@ -134,6 +134,59 @@ pub fn sum_on<T: Float>(device: Device, xs: &[T], fold: usize) -> Result<T, Devi
     }
 }
 
+/// The accumulator of `xs` at `fold`, computed on `device`: ready to merge with others (of
+/// any device), so that a long input can be summed on a GPU block by block. Its value has
+/// the bits [`sum_on`] gives for the same values; an empty `xs` opens the device and
+/// returns an empty accumulator, so it tells early whether the device can be used.
+///
+/// # Errors
+/// As [`sum_on`].
+pub fn accumulate_on<T: Float>(
+    device: Device,
+    xs: &[T],
+    fold: usize,
+) -> Result<crate::DynAccumulator<T>, DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    match device {
+        Device::Cpu => Ok(crate::accumulate(xs, &crate::Options::with_fold(fold))?),
+        #[cfg(feature = "cuda")]
+        Device::Cuda(n) => {
+            let dev = reprosum_gpu::cuda::device(n)?;
+            let (launch, stream) = (
+                reprosum_gpu::cuda::Launch::default(),
+                reprosum_gpu::cuda::Stream::DEFAULT,
+            );
+            match as_f64_or_f32(xs) {
+                Typed::F64(x) => same_type(&dev.accumulate_host_with(x, fold, stream, &launch)?.0),
+                Typed::F32(x) => same_type(&dev.accumulate_host_with(x, fold, stream, &launch)?.0),
+            }
+        }
+        #[cfg(feature = "hip")]
+        Device::Hip(n) => {
+            let dev = reprosum_gpu::hip::device(n)?;
+            let (launch, stream) = (
+                reprosum_gpu::hip::Launch::default(),
+                reprosum_gpu::hip::Stream::DEFAULT,
+            );
+            match as_f64_or_f32(xs) {
+                Typed::F64(x) => same_type(&dev.accumulate_host_with(x, fold, stream, &launch)?.0),
+                Typed::F32(x) => same_type(&dev.accumulate_host_with(x, fold, stream, &launch)?.0),
+            }
+        }
+        #[allow(unreachable_patterns)] // every device is handled when both GPU features are on
+        other => Err(DeviceError::NotBuilt(other)),
+    }
+}
+
+/// An accumulator of the element type `U` seen as one of `T`, which is the same type (the
+/// caller matched on `T::DTYPE`): through the canonical encoding, so no cast is needed.
+#[cfg(any(feature = "cuda", feature = "hip"))]
+fn same_type<U: Float, T: Float>(
+    acc: &crate::DynAccumulator<U>,
+) -> Result<crate::DynAccumulator<T>, DeviceError> {
+    Ok(crate::DynAccumulator::<T>::from_bytes(acc.to_bytes().as_bytes())?)
+}
+
 /// The reproducible cumulative sum of `xs` at `fold` on `device`, into `out`.
 ///
 /// # Errors

@@ -31,6 +31,7 @@ mod device;
 
 use rayon::prelude::*;
 
+pub use device::accumulate_on;
 pub use device::{cumsum_on, sum_on, Device, DeviceError};
 
 pub use reprosum_core;
@@ -181,13 +182,14 @@ pub fn cumsum_fold<T: Float>(xs: &[T], out: &mut [T], fold: usize) -> Result<(),
     cumsum_with(xs, out, &Options::with_fold(fold))
 }
 
-/// The exclusive prefix accumulators of the chunks of `xs`: entry i holds every value
-/// before chunk i.
+/// The exclusive prefix accumulators of the chunks of `xs`, starting from `start`: entry i
+/// holds `start` and every value before chunk i. Also returns `start` with all of `xs`.
 fn chunk_prefixes<T: Float>(
     xs: &[T],
     chunk: usize,
     empty: DynAccumulator<T>,
-) -> Result<Vec<DynAccumulator<T>>, Error> {
+    start: DynAccumulator<T>,
+) -> Result<(Vec<DynAccumulator<T>>, DynAccumulator<T>), Error> {
     let totals: Vec<DynAccumulator<T>> = xs
         .par_chunks(chunk)
         .map(|part| {
@@ -199,13 +201,13 @@ fn chunk_prefixes<T: Float>(
         })
         .collect::<Result<_, Error>>()?;
     fpenv::with_ieee_fp(|| {
-        let mut running = empty;
+        let mut running = start;
         let mut prefixes = Vec::with_capacity(totals.len());
         for t in &totals {
             prefixes.push(running);
             running.merge(t)?;
         }
-        Ok(prefixes)
+        Ok((prefixes, running))
     })
 }
 
@@ -227,11 +229,68 @@ pub fn cumsum_with<T: Float>(xs: &[T], out: &mut [T], opts: &Options) -> Result<
         return replay(xs, out, empty);
     }
     let chunk = opts.chunk_for(xs.len());
-    let prefixes = chunk_prefixes(xs, chunk, empty)?;
+    let (prefixes, _) = chunk_prefixes(xs, chunk, empty, empty)?;
     out.par_chunks_mut(chunk)
         .zip(xs.par_chunks(chunk))
         .zip(prefixes.par_iter())
         .try_for_each(|((o, x), start)| replay(x, o, *start))
+}
+
+/// The reproducible cumulative sum of `xs` continued from `start`: `out[i]` has the bits
+/// of the value of `start` merged with `xs[..=i]`, and the returned accumulator is `start`
+/// merged with all of `xs`.
+///
+/// This is how a long input is summed in pieces: feeding the pieces of a slice in order,
+/// each from the accumulator the last call returned (the first from an empty one), writes
+/// the bits [`cumsum_with`] writes for the whole slice, whatever the split.
+///
+/// The fold is `start`'s (`opts.fold` is not used; `opts.chunk_len` is). The work is
+/// threaded as in [`cumsum_with`].
+///
+/// ```
+/// use reprosum::{cumsum_from, DynAccumulator, Options};
+/// let xs = [1e16, 1.0, -1e16, 2.5, 3.0];
+/// let mut whole = [0.0; 5];
+/// reprosum::cumsum_fold(&xs, &mut whole, 4).unwrap();
+///
+/// let mut out = [0.0; 5];
+/// let opts = Options::default();
+/// let acc = DynAccumulator::new(4).unwrap();
+/// let acc = cumsum_from(&acc, &xs[..2], &mut out[..2], &opts).unwrap();
+/// let acc = cumsum_from(&acc, &xs[2..], &mut out[2..], &opts).unwrap();
+/// assert_eq!(out.map(f64::to_bits), whole.map(f64::to_bits));
+/// assert_eq!(acc.value().to_bits(), whole[4].to_bits());
+/// ```
+///
+/// # Errors
+/// [`Error::LengthMismatch`] if `out` is not as long as `xs`; [`Error::CapacityExceeded`]
+/// if `start`'s count and `xs.len()` together pass [`Float::CAPACITY`]. Nothing is written
+/// then.
+pub fn cumsum_from<T: Float>(
+    start: &DynAccumulator<T>,
+    xs: &[T],
+    out: &mut [T],
+    opts: &Options,
+) -> Result<DynAccumulator<T>, Error> {
+    if xs.len() != out.len() {
+        return Err(Error::LengthMismatch);
+    }
+    let empty = DynAccumulator::new(start.fold())?;
+    if xs.len() as u64 > T::CAPACITY - start.count().min(T::CAPACITY) {
+        return Err(Error::CapacityExceeded);
+    }
+    if opts.chunk_len == 0 && inline(xs.len(), INLINE_CUMSUM) {
+        let mut acc = *start;
+        fpenv::with_ieee_fp(|| acc.add_running(xs, out))?;
+        return Ok(acc);
+    }
+    let chunk = opts.chunk_for(xs.len());
+    let (prefixes, total) = chunk_prefixes(xs, chunk, empty, *start)?;
+    out.par_chunks_mut(chunk)
+        .zip(xs.par_chunks(chunk))
+        .zip(prefixes.par_iter())
+        .try_for_each(|((o, x), from)| replay(x, o, *from))?;
+    Ok(total)
 }
 
 /// Writes the running values of `start` plus each element of `xs` to `out`.
@@ -258,7 +317,7 @@ pub fn cumsum_in_place_with<T: Float>(xs: &mut [T], opts: &Options) -> Result<()
         return fpenv::with_ieee_fp(|| acc.add_running_in_place(xs));
     }
     let chunk = opts.chunk_for(xs.len());
-    let prefixes = chunk_prefixes(xs, chunk, empty)?;
+    let (prefixes, _) = chunk_prefixes(xs, chunk, empty, empty)?;
     xs.par_chunks_mut(chunk)
         .zip(prefixes.par_iter())
         .try_for_each(|(part, start)| {
@@ -271,3 +330,113 @@ pub fn cumsum_in_place_with<T: Float>(xs: &mut [T], opts: &Options) -> Result<()
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+#[cfg(test)]
+mod cumsum_from_tests {
+    use super::*;
+
+    /// Deterministic values of mixed signs and magnitudes, with cancellation.
+    fn values<T: Float>(n: usize, seed: u64) -> Vec<T> {
+        let mut s = seed;
+        (0..n)
+            .map(|i| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                let m = 1.0 + (s >> 12) as f64 / (1u64 << 52) as f64;
+                let e = ((s >> 2) % 60) as i32 - 30;
+                let x = if s & 1 == 0 { m } else { -m } * 2f64.powi(e);
+                T::from_f64_round(if i % 11 == 5 { 1e12 * x.signum() } else { x })
+            })
+            .collect()
+    }
+
+    fn bits<T: Float>(xs: &[T]) -> Vec<u64> {
+        xs.iter().map(|x| x.bits()).collect()
+    }
+
+    /// Splitting the input at `cuts` and continuing each piece from the last accumulator
+    /// writes the bits of `cumsum_with` on the whole, and ends at the whole's sum.
+    fn check_splits<T: Float>(n: usize, fold: usize, cuts: &[usize], chunk_len: usize) {
+        let xs: Vec<T> = values(n, 0x9E37_79B9 + n as u64 + fold as u64);
+        let mut want = vec![T::ZERO; n];
+        cumsum_with(&xs, &mut want, &Options::with_fold(fold)).unwrap();
+        let opts = Options { fold: 99, chunk_len };
+        let mut got = vec![T::ZERO; n];
+        let mut acc = DynAccumulator::<T>::new(fold).unwrap();
+        let mut at = 0;
+        for &cut in cuts.iter().chain(std::iter::once(&n)) {
+            let cut = cut.min(n);
+            acc = cumsum_from(&acc, &xs[at..cut], &mut got[at..cut], &opts).unwrap();
+            at = cut;
+        }
+        assert_eq!(
+            bits(&got),
+            bits(&want),
+            "n {n} fold {fold} cuts {cuts:?} chunk {chunk_len}"
+        );
+        assert_eq!(acc.count(), n as u64);
+        let total = sum_with(&xs, &Options::with_fold(fold)).unwrap();
+        assert_eq!(acc.value().bits(), total.bits());
+    }
+
+    #[test]
+    fn pieces_give_the_bits_of_the_whole() {
+        for fold in [2usize, 3, 5, 8] {
+            for (n, cuts) in [
+                (0usize, vec![]),
+                (1, vec![0, 1]),
+                (10, vec![3, 3, 7]),
+                (1000, vec![1, 500, 999]),
+                (50_000, vec![17, 20_000, 20_001]),
+                (300_000, vec![100_000, 250_000]),
+            ] {
+                for chunk_len in [0usize, 1000] {
+                    check_splits::<f64>(n, fold, &cuts, chunk_len);
+                    check_splits::<f32>(n, fold, &cuts, chunk_len);
+                }
+            }
+        }
+        check_splits::<f64>(5000, 52, &[2500], 0);
+        check_splits::<f32>(5000, 21, &[2500], 64);
+    }
+
+    #[test]
+    fn errors_write_nothing() {
+        let xs = [1.0f64, 2.0, 3.0];
+        let start = DynAccumulator::<f64>::new(3).unwrap();
+        let mut out = [7.0f64; 2];
+        assert_eq!(
+            cumsum_from(&start, &xs, &mut out, &Options::default()).unwrap_err(),
+            Error::LengthMismatch
+        );
+        assert_eq!(out, [7.0; 2]);
+        // The capacity counts what the start already holds.
+        // An accumulator holding all but `room` values, from merged powers of two.
+        let room = 10usize;
+        let target = f32::CAPACITY - room as u64;
+        let mut power = DynAccumulator::<f32>::new(3).unwrap();
+        power.add(1.0).unwrap();
+        let mut full = DynAccumulator::<f32>::new(3).unwrap();
+        for bit in 0..64 {
+            if target >> bit & 1 == 1 {
+                full.merge(&power).unwrap();
+            }
+            if target >> (bit + 1) == 0 {
+                break;
+            }
+            let copy = power;
+            power.merge(&copy).unwrap();
+        }
+        assert_eq!(full.count(), target);
+        let xs = vec![1.0f32; room + 1];
+        let mut out = vec![5.0f32; room + 1];
+        assert_eq!(
+            cumsum_from(&full, &xs, &mut out, &Options::default()).unwrap_err(),
+            Error::CapacityExceeded
+        );
+        assert!(out.iter().all(|&x| x == 5.0));
+        let acc = cumsum_from(&full, &xs[..room], &mut out[..room], &Options::default()).unwrap();
+        assert_eq!(acc.count(), f32::CAPACITY);
+    }
+}

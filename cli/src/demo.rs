@@ -3,8 +3,9 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use crate::elem::{hex_bits, show, Elem};
 use crate::CliError;
+use reprosum_cli::elem::{hex_bits, show};
+use reprosum_cli::Elem;
 
 /// The fold the demo uses (the library's default).
 const FOLD: usize = reprosum::DEFAULT_FOLD;

@@ -1,13 +1,12 @@
 //! The two element types the command handles (f64 and f32), behind one trait.
 
-use std::fmt::Display;
+use std::fmt::{Display, LowerExp};
 use std::str::FromStr;
 
 use reprosum::Float;
 
-/// An element type: a [`Float`] that npyz can read and write, with its names and its
-/// little-endian byte form.
-pub trait Elem: Float + Display + FromStr + npyz::Deserialize + npyz::Serialize {
+/// An element type: a [`Float`] with its name, its byte forms and its text forms.
+pub trait Elem: Float + Display + LowerExp + FromStr + Send + Sync {
     /// `"f64"` or `"f32"`.
     const NAME: &'static str;
     /// The largest fold (52 / 21); the smallest is 2.
@@ -15,44 +14,55 @@ pub trait Elem: Float + Display + FromStr + npyz::Deserialize + npyz::Serialize 
 
     /// The value of the first `BYTES` bytes of `b`, little-endian.
     fn from_le(b: &[u8]) -> Self;
-    /// Appends the little-endian bytes of `self` to `out`.
-    fn push_le(self, out: &mut Vec<u8>);
+    /// The value of the first `BYTES` bytes of `b`, big-endian.
+    fn from_be(b: &[u8]) -> Self;
+    /// Appends the bytes of `self` to `out`, big-endian if `big`, else little-endian.
+    fn push_bytes(self, big: bool, out: &mut Vec<u8>);
 }
 
-impl Elem for f64 {
-    const NAME: &'static str = "f64";
+macro_rules! elem {
+    ($t:ty, $name:literal, $n:literal) => {
+        impl Elem for $t {
+            const NAME: &'static str = $name;
 
-    fn from_le(b: &[u8]) -> Self {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(&b[..8]);
-        f64::from_le_bytes(a)
-    }
+            fn from_le(b: &[u8]) -> Self {
+                let mut a = [0u8; $n];
+                a.copy_from_slice(&b[..$n]);
+                <$t>::from_le_bytes(a)
+            }
 
-    fn push_le(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
+            fn from_be(b: &[u8]) -> Self {
+                let mut a = [0u8; $n];
+                a.copy_from_slice(&b[..$n]);
+                <$t>::from_be_bytes(a)
+            }
+
+            fn push_bytes(self, big: bool, out: &mut Vec<u8>) {
+                if big {
+                    out.extend_from_slice(&self.to_be_bytes());
+                } else {
+                    out.extend_from_slice(&self.to_le_bytes());
+                }
+            }
+        }
+    };
 }
 
-impl Elem for f32 {
-    const NAME: &'static str = "f32";
-
-    fn from_le(b: &[u8]) -> Self {
-        let mut a = [0u8; 4];
-        a.copy_from_slice(&b[..4]);
-        f32::from_le_bytes(a)
-    }
-
-    fn push_le(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-}
+elem!(f64, "f64", 8);
+elem!(f32, "f32", 4);
 
 /// The bit pattern as `0x` and 16 (f64) or 8 (f32) upper-case hex digits.
+///
+/// ```
+/// assert_eq!(reprosum_cli::elem::hex_bits(1.0f64), "0x3FF0000000000000");
+/// assert_eq!(reprosum_cli::elem::hex_bits(1.0f32), "0x3F800000");
+/// ```
 pub fn hex_bits<T: Elem>(x: T) -> String {
     format!("0x{:0width$X}", x.bits(), width = 2 * T::BYTES)
 }
 
-/// The value as Rust's `{}` prints it (shortest round trip; `NaN`, `inf`, `-inf`).
+/// The value as the command prints it: [`crate::number::repr`] (Python's `repr` layout of
+/// the shortest round-trip digits).
 pub fn show<T: Elem>(x: T) -> String {
-    format!("{x}")
+    crate::number::repr(x)
 }

@@ -1,273 +1,325 @@
-//! Reading and writing the three file formats: raw little-endian, text, NumPy `.npy`.
+//! Reading the three input formats (NumPy `.npy`, text, raw) in bounded blocks.
+//!
+//! The input (a file or standard input) is read through one buffer of one block's bytes (8 MiB of f64, 1 MiB of text);
+//! values come out in blocks of at most [`BLOCK`] values. Nothing is allocated from what a
+//! header claims: a file's declared length is checked against its size before any data is
+//! read, and standard input is checked as it streams.
 
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::io::{ErrorKind, Read};
+use std::path::Path;
 
-use npyz::{DType, Endianness, TypeChar, TypeStr, WriterBuilder};
+use reprosum_cli::escape;
+use reprosum_cli::npy::{self, Header};
+use reprosum_cli::text::TextParser;
+use reprosum_cli::{Dtype, Elem};
 
-use crate::elem::{show, Elem};
 use crate::CliError;
 
-/// NumPy's magic bytes, at the start of every `.npy` file.
-pub const NPY_MAGIC: &[u8] = b"\x93NUMPY";
+/// Values per block (1 Mi): 8 MiB of f64.
+pub const BLOCK: usize = 1 << 20;
+/// Bytes of text read at a time.
+const TEXT_BYTES: usize = 1 << 20;
 
 /// A file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// Little-endian values, no header.
+    /// Little-endian values, no header: read only when asked for.
     Raw,
-    /// One number per line (nan, inf, -inf in any case; blank lines only at the end).
+    /// Numbers separated by commas, spaces, tabs or newlines; `#` comments.
     Text,
     /// NumPy `.npy`, a 1-D array of float64 or float32 in either byte order.
     Npy,
 }
 
-/// An element type, as named on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Dtype {
-    /// 64-bit IEEE binary64.
-    F64,
-    /// 32-bit IEEE binary32.
-    F32,
+/// An open input: a file or standard input, with the bytes looked at to detect its format.
+pub struct Input {
+    reader: Box<dyn Read>,
+    /// Bytes read ahead (for the format and the header) and not yet handed out.
+    ahead: Vec<u8>,
+    /// The input's name for messages, escaped: `'path'` or `standard input`.
+    pub name: String,
+    /// The file's size, for a regular file.
+    pub size: Option<u64>,
 }
 
-impl Dtype {
-    /// `"f64"` or `"f32"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Dtype::F64 => "f64",
-            Dtype::F32 => "f32",
+impl Input {
+    /// Opens `path`, or standard input for `-`.
+    pub fn open(path: &Path) -> Result<Input, CliError> {
+        if path.as_os_str() == "-" {
+            return Ok(Input {
+                reader: Box::new(std::io::stdin()),
+                ahead: Vec::new(),
+                name: "standard input".into(),
+                size: None,
+            });
         }
+        let name = format!("'{}'", escape::path(path));
+        let fail = |e: std::io::Error| CliError::data(format!("cannot read {name}: {e}"));
+        let file = File::open(path).map_err(fail)?;
+        let meta = file.metadata().map_err(fail)?;
+        if meta.is_dir() {
+            return Err(CliError::data(format!("cannot read {name}: it is a directory")));
+        }
+        let size = meta.is_file().then_some(meta.len());
+        Ok(Input {
+            reader: Box::new(file),
+            ahead: Vec::new(),
+            name,
+            size,
+        })
+    }
+
+    fn read_error(&self, e: std::io::Error) -> CliError {
+        CliError::data(format!("cannot read {}: {e}", self.name))
+    }
+
+    /// Reads into `buf` until it is full or the input ends; returns the bytes read.
+    pub fn fill(&mut self, buf: &mut [u8]) -> Result<usize, CliError> {
+        let mut n = self.ahead.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.ahead[..n]);
+        self.ahead.drain(..n);
+        while n < buf.len() {
+            match self.reader.read(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.read_error(e)),
+            }
+        }
+        Ok(n)
+    }
+
+    /// The first `n` bytes not yet handed out (fewer if the input ends first).
+    pub fn peek(&mut self, n: usize) -> Result<&[u8], CliError> {
+        if self.ahead.len() < n {
+            let have = self.ahead.len();
+            let mut more = vec![0u8; n - have];
+            let mut got = 0;
+            while got < more.len() {
+                match self.reader.read(&mut more[got..]) {
+                    Ok(0) => break,
+                    Ok(k) => got += k,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    Err(e) => return Err(self.read_error(e)),
+                }
+            }
+            self.ahead.extend_from_slice(&more[..got]);
+        }
+        Ok(&self.ahead[..n.min(self.ahead.len())])
+    }
+
+    /// Drops the first `n` bytes (which [`Input::peek`] returned).
+    fn skip(&mut self, n: usize) {
+        self.ahead.drain(..n);
     }
 }
 
-/// The bytes of `path`, or of standard input for `-`.
-pub fn read_source(path: &Path) -> Result<Vec<u8>, CliError> {
-    let mut bytes = Vec::new();
-    if path.as_os_str() == "-" {
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| CliError::data(format!("cannot read standard input: {e}")))?;
-    } else {
-        bytes = std::fs::read(path)
-            .map_err(|e| CliError::data(format!("cannot read '{}': {e}", path.display())))?;
-    }
-    Ok(bytes)
-}
-
-/// The format asked for, or else npy for bytes that start with NumPy's magic and raw
+/// The format asked for, or else npy for input that starts with NumPy's magic and text
 /// for anything else.
-pub fn detect(bytes: &[u8], asked: Option<Format>) -> Format {
-    match asked {
-        Some(f) => f,
-        None if bytes.starts_with(NPY_MAGIC) => Format::Npy,
-        None => Format::Raw,
+pub fn detect(input: &mut Input, asked: Option<Format>) -> Result<Format, CliError> {
+    if let Some(f) = asked {
+        return Ok(f);
+    }
+    Ok(if input.peek(npy::MAGIC.len())? == npy::MAGIC {
+        Format::Npy
+    } else {
+        Format::Text
+    })
+}
+
+/// Reads and checks the `.npy` header at the start of `input`; for a file, checks the
+/// declared length against the file's size before any data is read.
+pub fn npy_header(input: &mut Input) -> Result<Header, CliError> {
+    let bad = |name: &str, e: npy::NpyError| CliError::data(format!("{name}: {e}"));
+    let pre = input.peek(12)?.to_vec();
+    let total = match npy::preamble(&pre).map_err(|e| bad(&input.name, e))? {
+        Some(p) => p.header_end,
+        None => {
+            let e = npy::parse_header(&pre).expect_err("a short preamble is an error");
+            return Err(bad(&input.name, e));
+        }
+    };
+    // At most 12 + MAX_HEADER_LEN bytes: `preamble` checked the length.
+    let bytes = input.peek(total)?;
+    let header = npy::parse_header(bytes).map_err(|e| bad(&input.name, e))?;
+    input.skip(header.data_offset);
+    if let Some(size) = input.size {
+        header
+            .check_data_len(size.saturating_sub(header.data_offset as u64))
+            .map_err(|e| bad(&input.name, e))?;
+    }
+    Ok(header)
+}
+
+/// A source of values in blocks.
+pub trait Blocks<T> {
+    /// Appends the next values (at most about [`BLOCK`]) to `out`; `false` once the input
+    /// is done (then nothing was appended).
+    fn next_block(&mut self, out: &mut Vec<T>) -> Result<bool, CliError>;
+}
+
+/// Fixed-size binary values: raw little-endian, or an `.npy` file's data.
+pub struct Binary {
+    input: Input,
+    big_endian: bool,
+    /// For npy: the values the header declares.
+    expected: Option<u64>,
+    seen: u64,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+impl Binary {
+    /// Raw little-endian values of `dtype`; a file's size is checked at once.
+    pub fn raw(input: Input, dtype: Dtype) -> Result<Binary, CliError> {
+        if let Some(size) = input.size {
+            check_whole(size, dtype, &input.name)?;
+        }
+        Ok(Binary::new(input, false, None))
+    }
+
+    /// The data of an `.npy` input whose header was read.
+    pub fn npy(input: Input, header: &Header) -> Binary {
+        Binary::new(input, header.big_endian, Some(header.len))
+    }
+
+    fn new(input: Input, big_endian: bool, expected: Option<u64>) -> Binary {
+        Binary {
+            input,
+            big_endian,
+            expected,
+            seen: 0,
+            buf: Vec::new(),
+            done: false,
+        }
     }
 }
 
-/// Raw little-endian values; a byte count that is not a whole number of values is an error.
-pub fn parse_raw<T: Elem>(bytes: &[u8]) -> Result<Vec<T>, CliError> {
-    if !bytes.len().is_multiple_of(T::BYTES) {
-        return Err(CliError::data(format!(
-            "{} bytes is not a whole number of {} values ({} bytes each; for a text file use --format text)",
-            bytes.len(),
-            T::NAME,
-            T::BYTES
-        )));
+fn check_whole(bytes: u64, dtype: Dtype, name: &str) -> Result<(), CliError> {
+    if bytes.is_multiple_of(dtype.bytes() as u64) {
+        return Ok(());
     }
-    Ok(bytes.chunks_exact(T::BYTES).map(T::from_le).collect())
+    Err(CliError::data(format!(
+        "{name}: {bytes} bytes is not a whole number of {} values ({} bytes each)",
+        dtype.name(),
+        dtype.bytes()
+    )))
 }
 
-/// One number per line, parsed straight to `T` by `str::parse` (so f32 text is rounded
-/// once, to f32). `nan`, `inf`, `-inf` are accepted in any case; surrounding spaces are
-/// ignored; blank lines are allowed only at the end.
-pub fn parse_text<T: Elem>(bytes: &[u8]) -> Result<Vec<T>, CliError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = 1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count();
-        CliError::data(format!("line {line}: not valid UTF-8 text"))
-    })?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut values = Vec::new();
-    let mut first_blank: Option<usize> = None;
-    for (i, line) in text.split('\n').enumerate() {
-        let n = i + 1;
-        let s = line.trim();
-        if s.is_empty() {
-            first_blank.get_or_insert(n);
-            continue;
+impl<T: Elem> Blocks<T> for Binary {
+    fn next_block(&mut self, out: &mut Vec<T>) -> Result<bool, CliError> {
+        if self.done {
+            return Ok(false);
         }
-        if let Some(b) = first_blank {
-            return Err(CliError::data(format!(
-                "line {b}: blank line before more numbers (blank lines are allowed only at the end)"
-            )));
+        if self.buf.is_empty() {
+            self.buf = vec![0u8; BLOCK * T::BYTES];
         }
-        match s.parse::<T>() {
-            Ok(x) => values.push(x),
-            Err(_) => {
-                let shown: String = s.chars().take(40).collect();
-                let more = if shown.len() < s.len() { "..." } else { "" };
+        let n = self.input.fill(&mut self.buf)?;
+        let whole = n - n % T::BYTES;
+        let values = (whole / T::BYTES) as u64;
+        if let Some(want) = self.expected {
+            if self.seen + values > want {
                 return Err(CliError::data(format!(
-                    "line {n}: '{shown}{more}' is not an {} number",
-                    T::NAME
+                    "{}: the .npy header says {want} values but the data goes on past them",
+                    self.input.name
                 )));
             }
         }
-    }
-    Ok(values)
-}
-
-/// What an `.npy` header says: element type, byte order, and where the data starts.
-pub struct NpyInfo<'a> {
-    /// The element type.
-    pub dtype: Dtype,
-    /// `true` for `>` (big-endian) data.
-    pub big_endian: bool,
-    /// The data bytes, exactly `len * BYTES` of them.
-    pub data: &'a [u8],
-    /// The parsed header.
-    header: npyz::NpyHeader,
-}
-
-/// Reads and checks an `.npy` header: a 1-D array of `<f8`, `>f8`, `<f4` or `>f4` whose
-/// data is exactly as long as the header says.
-pub fn npy_info(bytes: &[u8]) -> Result<NpyInfo<'_>, CliError> {
-    let mut rest = bytes;
-    let header = npyz::NpyHeader::from_reader(&mut rest)
-        .map_err(|e| CliError::data(format!("not a valid .npy file: {e}")))?;
-    let file = npyz::NpyFile::with_header(header.clone(), rest);
-    let dtype = file.dtype();
-    let (dt, big_endian) = match &dtype {
-        DType::Plain(ts) if ts.type_char() == TypeChar::Float => {
-            let dt = match ts.size_field() {
-                8 => Dtype::F64,
-                4 => Dtype::F32,
-                _ => return Err(unsupported(&dtype)),
-            };
-            (dt, ts.endianness() == Endianness::Big)
+        if n < self.buf.len() {
+            // The input ended.
+            self.done = true;
+            if n != whole {
+                let dtype = if T::BYTES == 8 { Dtype::F64 } else { Dtype::F32 };
+                let total = self.seen * T::BYTES as u64 + n as u64;
+                return Err(match self.expected {
+                    None => check_whole(total, dtype, &self.input.name).expect_err("not whole"),
+                    Some(want) => short_npy(&self.input.name, want, total),
+                });
+            }
+            if let Some(want) = self.expected {
+                if self.seen + values != want {
+                    let total = (self.seen + values) * T::BYTES as u64;
+                    return Err(short_npy(&self.input.name, want, total));
+                }
+            }
         }
-        _ => return Err(unsupported(&dtype)),
-    };
-    let shape = file.shape();
-    if shape.len() != 1 {
-        let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
-        return Err(CliError::data(format!(
-            "the .npy array has shape ({}); only 1-D arrays are supported",
-            dims.join(", ")
-        )));
+        self.seen += values;
+        let bytes = &self.buf[..whole];
+        if self.big_endian {
+            out.extend(bytes.chunks_exact(T::BYTES).map(T::from_be));
+        } else {
+            out.extend(bytes.chunks_exact(T::BYTES).map(T::from_le));
+        }
+        Ok(whole > 0 || !self.done)
     }
-    let bytes_per: u64 = if dt == Dtype::F64 { 8 } else { 4 };
-    if shape[0].checked_mul(bytes_per) != Some(rest.len() as u64) {
-        return Err(CliError::data(format!(
-            "the .npy header says {} values ({} bytes) but the file has {} data bytes",
-            shape[0],
-            shape[0].saturating_mul(bytes_per),
-            rest.len()
-        )));
-    }
-    Ok(NpyInfo {
-        dtype: dt,
-        big_endian,
-        data: rest,
-        header,
-    })
 }
 
-fn unsupported(dtype: &DType) -> CliError {
+fn short_npy(name: &str, want: u64, data_bytes: u64) -> CliError {
     CliError::data(format!(
-        "the .npy dtype {} is not float64 or float32 ('<f8', '>f8', '<f4', '>f4')",
-        dtype.descr()
+        "{name}: the .npy header says {want} values but the data ends after {data_bytes} bytes"
     ))
 }
 
-/// The values of a checked `.npy` file whose element type is `T`.
-pub fn parse_npy<T: Elem>(info: &NpyInfo<'_>) -> Result<Vec<T>, CliError> {
-    npyz::NpyFile::with_header(info.header.clone(), info.data)
-        .into_vec()
-        .map_err(|e| CliError::data(format!("cannot read the .npy data: {e}")))
+/// Numbers in text.
+pub struct Text<T> {
+    input: Input,
+    parser: TextParser<T>,
+    /// Whether the format was detected (not asked for): then an error carries the hint to
+    /// use `--format raw`, since the input may be raw binary.
+    detected: bool,
+    buf: Vec<u8>,
+    done: bool,
 }
 
-fn npy_typestr<T: Elem>(big_endian: bool) -> String {
-    format!("{}f{}", if big_endian { '>' } else { '<' }, T::BYTES)
-}
-
-/// Raw little-endian bytes of `xs`.
-pub fn render_raw<T: Elem>(xs: &[T]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(xs.len() * T::BYTES);
-    for &x in xs {
-        x.push_le(&mut out);
+impl<T: Elem> Text<T> {
+    /// Text from `input`; `detected` when `--format` was not given.
+    pub fn new(input: Input, detected: bool) -> Self {
+        Text {
+            input,
+            parser: TextParser::new(),
+            detected,
+            buf: Vec::new(),
+            done: false,
+        }
     }
-    out
-}
 
-/// One value per line, as Rust's `{}` prints it (shortest round trip; `NaN`, `inf`,
-/// `-inf`), each line ended by `\n`.
-pub fn render_text<T: Elem>(xs: &[T]) -> Vec<u8> {
-    let mut out = String::with_capacity(xs.len() * 20);
-    for &x in xs {
-        out.push_str(&show(x));
-        out.push('\n');
+    fn error(&self, e: reprosum_cli::text::TextError) -> CliError {
+        let name = &self.input.name;
+        if !self.detected {
+            CliError::data(format!("{name}: {e}"))
+        } else if e.is_not_text() {
+            CliError::data(format!(
+                "{name} is neither .npy nor text ({e}); raw binary values need --format raw"
+            ))
+        } else {
+            CliError::data(format!(
+                "{name}: {e} (read as text; raw binary values need --format raw)"
+            ))
+        }
     }
-    out.into_bytes()
 }
 
-/// An `.npy` file (written by npyz) of the 1-D array `xs` in the given byte order.
-pub fn render_npy<T: Elem>(xs: &[T], big_endian: bool) -> Result<Vec<u8>, CliError> {
-    let typestr: TypeStr = npy_typestr::<T>(big_endian)
-        .parse()
-        .map_err(|e| CliError::data(format!("internal npy type error: {e}")))?;
-    let mut out = Vec::new();
-    let fail = |e: std::io::Error| CliError::data(format!("cannot encode the .npy output: {e}"));
-    let mut w = npyz::WriteOptions::new()
-        .dtype(DType::Plain(typestr))
-        .shape(&[xs.len() as u64])
-        .writer(&mut out)
-        .begin_nd()
-        .map_err(fail)?;
-    w.extend(xs.iter().copied()).map_err(fail)?;
-    w.finish().map_err(fail)?;
-    Ok(out)
-}
-
-/// Writes `bytes` to standard output for `-`, or else to a temporary file in the same
-/// directory as `path`, renamed over `path` once complete (so a failure never leaves a
-/// half-written file).
-pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    if path.as_os_str() == "-" {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(bytes)
-            .and_then(|()| out.flush())
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::BrokenPipe => CliError::data(""),
-                _ => CliError::data(format!("cannot write standard output: {e}")),
-            });
+impl<T: Elem> Blocks<T> for Text<T> {
+    fn next_block(&mut self, out: &mut Vec<T>) -> Result<bool, CliError> {
+        if self.done {
+            return Ok(false);
+        }
+        if self.buf.is_empty() {
+            self.buf = vec![0u8; TEXT_BYTES];
+        }
+        let start = out.len();
+        while out.len() - start < BLOCK / 2 {
+            let n = self.input.fill(&mut self.buf)?;
+            let fed = self.parser.feed(&self.buf[..n], out);
+            fed.map_err(|e| self.error(e))?;
+            if n < self.buf.len() {
+                self.done = true;
+                let end = self.parser.finish(out);
+                end.map_err(|e| self.error(e))?;
+                break;
+            }
+        }
+        Ok(out.len() > start || !self.done)
     }
-    let name = path
-        .file_name()
-        .ok_or_else(|| CliError::data(format!("'{}' is not a file name", path.display())))?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".reprosum-tmp-{}", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let fail = |e: std::io::Error| CliError::data(format!("cannot write '{}': {e}", path.display()));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(fail)?;
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| std::fs::rename(&tmp, path));
-    drop(file);
-    written.map_err(|e| {
-        // Only the temporary file this call created is removed.
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
 }

@@ -1,8 +1,8 @@
 //! The `reprosum` command: reproducible sums and cumulative sums of files, and a demo.
 
 mod demo;
-mod elem;
 mod formats;
+mod output;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,8 +10,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use elem::{hex_bits, show, Elem};
-use formats::{Dtype, Format};
+use reprosum::{Device, DynAccumulator};
+use reprosum_cli::elem::{hex_bits, show};
+use reprosum_cli::{escape, npy, Dtype, Elem};
+
+use formats::{Binary, Blocks, Format, Input, Text, BLOCK};
+use output::Sink;
 
 /// Exit status of a data error (bad file contents, unreadable file, failed write).
 const EXIT_DATA: u8 = 1;
@@ -63,10 +67,33 @@ impl From<reprosum::DeviceError> for CliError {
 }
 
 const AFTER_HELP: &str = "\
-Values print as Rust's shortest round-trip decimal (`{}` of f64/f32; NaN prints as `NaN`,
-infinities as `inf` and `-inf`), then the bit pattern as 0x and 16 (f64) or 8 (f32)
-upper-case hex digits. The sum is bit-reproducible: the same bits for any order of the
-values, any thread count and any machine.";
+Input formats: without --format, a file that starts with NumPy's magic (\\x93NUMPY) is read
+as .npy, anything else as text; raw binary is read only with --format raw. Text is numbers
+separated by any mix of commas, spaces, tabs and newlines; # starts a comment to the end of
+the line; nan, inf, -inf, infinity in any case; an empty field (1,,2) is an error.
+
+Output numbers are the shortest decimal that reads back to the same bits, laid out as
+Python's repr(float): 10000.0, 0.1, 1e+16, 1e-05, -0.0, nan, inf, -inf (f32 values: the
+shortest that reads back to the same f32). A sum prints `VALUE 0xBITS`, the bit pattern as
+0x and 16 (f64) or 8 (f32) upper-case hex digits. The sum is bit-reproducible: the same bits
+for any order of the values, any thread count, any block size and any device.
+
+Exit status: 0 success; 1 data error (unreadable or malformed input, no usable device, a
+failed write); 2 usage error (bad arguments, --dtype missing, --fold out of range). Every
+error is one line on standard error, with input bytes shown escaped.";
+
+const CUMSUM_HELP: &str = "\
+Write the reproducible prefix sums of FILE to OUT, in FILE's format
+
+npy in gives npy out with the same dtype and the same byte order as the input; text in gives
+text out (one number per line); raw in gives raw (little-endian) out. The input streams
+through in blocks of 1 Mi values (one running accumulator), so memory does not grow with the
+input; with --device cuda or hip the whole input and its prefix sums are held in memory.
+
+OUT is written to a temporary file beside it (beside the target of a symbolic link, whose
+link stays a link) and renamed over it at the end: an error or an interrupt (SIGINT,
+SIGTERM) removes the temporary file and leaves OUT as it was. `-o -` writes standard
+output, as the values are computed.";
 
 /// Reproducible (order- and thread-independent) floating-point sums of files.
 #[derive(Parser)]
@@ -82,11 +109,7 @@ enum Cmd {
     #[command(after_help = AFTER_HELP)]
     Sum(SumArgs),
     /// Write the reproducible prefix sums of FILE to OUT, in FILE's format.
-    ///
-    /// raw in gives raw (little-endian) out, text in gives text out (one shortest
-    /// round-trip number per line), npy in gives npy out with the same dtype and the same
-    /// byte order as the input. OUT is written to a temporary file beside it and renamed,
-    /// so a failure never leaves a half-written OUT.
+    #[command(long_about = CUMSUM_HELP, after_help = AFTER_HELP)]
     Cumsum(CumsumArgs),
     /// Show, on generated data, that a naive sum's bits change with the order and the
     /// thread count while reprosum's do not.
@@ -99,7 +122,7 @@ struct InputArgs {
     /// The input file, or - for standard input.
     #[arg(value_name = "FILE")]
     file: PathBuf,
-    /// Element type; required for raw and text input, optional for npy (whose header
+    /// Element type; required for text and raw input, optional for npy (whose header
     /// states it; a different one is an error).
     #[arg(long, value_enum)]
     dtype: Option<Dtype>,
@@ -107,16 +130,16 @@ struct InputArgs {
     #[arg(long, value_name = "K", default_value_t = reprosum::DEFAULT_FOLD)]
     fold: usize,
     /// The input format. Default: npy if FILE starts with NumPy's magic (\x93NUMPY),
-    /// else raw.
+    /// else text. Raw binary is read only when asked for.
     #[arg(long, value_enum)]
     format: Option<Format>,
     /// Where to compute: cpu (all threads), cuda[:N] or hip[:N]. The bits are the same on
     /// every device.
     #[arg(long, value_name = "DEVICE", default_value = "cpu", value_parser = parse_device)]
-    device: reprosum::Device,
+    device: Device,
 }
 
-fn parse_device(s: &str) -> Result<reprosum::Device, String> {
+fn parse_device(s: &str) -> Result<Device, String> {
     s.parse()
 }
 
@@ -146,19 +169,6 @@ struct DemoArgs {
     n: u64,
 }
 
-/// The values of an input file, with what is needed to write output in its format.
-enum Values {
-    F64(Vec<f64>),
-    F32(Vec<f32>),
-}
-
-struct Loaded {
-    values: Values,
-    format: Format,
-    /// For npy input: whether its data is big-endian.
-    big_endian: bool,
-}
-
 fn check_fold(dtype: Dtype, fold: usize) -> Result<(), CliError> {
     let max = match dtype {
         Dtype::F64 => <f64 as Elem>::MAX_FOLD,
@@ -174,29 +184,40 @@ fn check_fold(dtype: Dtype, fold: usize) -> Result<(), CliError> {
     }
 }
 
-fn load(args: &InputArgs) -> Result<Loaded, CliError> {
-    let bytes = formats::read_source(&args.file)?;
-    let format = formats::detect(&bytes, args.format);
+/// An opened input, its format read, ready to stream.
+struct Opened {
+    input: Input,
+    format: Format,
+    dtype: Dtype,
+    /// Whether the format was detected rather than asked for.
+    detected: bool,
+    /// For npy input: the header.
+    header: Option<npy::Header>,
+}
+
+fn open(args: &InputArgs) -> Result<Opened, CliError> {
+    let mut input = Input::open(&args.file)?;
+    let format = formats::detect(&mut input, args.format)?;
+    let detected = args.format.is_none();
     if format == Format::Npy {
-        let info = formats::npy_info(&bytes)?;
+        let header = formats::npy_header(&mut input)?;
         if let Some(given) = args.dtype {
-            if given != info.dtype {
+            if given != header.dtype {
                 return Err(CliError::data(format!(
-                    "the .npy file holds {} values but --dtype {} was given",
-                    info.dtype.name(),
+                    "{}: the .npy file holds {} values but --dtype {} was given",
+                    input.name,
+                    header.dtype.name(),
                     given.name()
                 )));
             }
         }
-        check_fold(info.dtype, args.fold)?;
-        let values = match info.dtype {
-            Dtype::F64 => Values::F64(formats::parse_npy(&info)?),
-            Dtype::F32 => Values::F32(formats::parse_npy(&info)?),
-        };
-        return Ok(Loaded {
-            values,
+        check_fold(header.dtype, args.fold)?;
+        return Ok(Opened {
+            input,
             format,
-            big_endian: info.big_endian,
+            dtype: header.dtype,
+            detected,
+            header: Some(header),
         });
     }
     let dtype = args.dtype.ok_or_else(|| {
@@ -206,71 +227,143 @@ fn load(args: &InputArgs) -> Result<Loaded, CliError> {
         ))
     })?;
     check_fold(dtype, args.fold)?;
-    let values = match (dtype, format) {
-        (Dtype::F64, Format::Text) => Values::F64(formats::parse_text(&bytes)?),
-        (Dtype::F32, Format::Text) => Values::F32(formats::parse_text(&bytes)?),
-        (Dtype::F64, _) => Values::F64(formats::parse_raw(&bytes)?),
-        (Dtype::F32, _) => Values::F32(formats::parse_raw(&bytes)?),
-    };
-    Ok(Loaded {
-        values,
+    Ok(Opened {
+        input,
         format,
-        big_endian: false,
+        dtype,
+        detected,
+        header: None,
     })
 }
 
-fn sum_line<T: Elem>(
-    device: reprosum::Device,
-    xs: &[T],
-    fold: usize,
-    bits_only: bool,
-) -> Result<String, CliError> {
-    let s = reprosum::sum_on(device, xs, fold)?;
-    Ok(if bits_only {
+/// The blocks of an opened input, as values of `T` (its dtype).
+fn blocks<T: Elem>(o: Opened) -> Result<Box<dyn Blocks<T>>, CliError> {
+    // `open` read a header exactly for npy input.
+    Ok(match (o.header, o.format) {
+        (Some(h), _) => Box::new(Binary::npy(o.input, &h)),
+        (None, Format::Text) => Box::new(Text::<T>::new(o.input, o.detected)),
+        (None, _) => Box::new(Binary::raw(o.input, o.dtype)?),
+    })
+}
+
+/// Opens the device before any input is read, so a missing one is told at once.
+fn open_device<T: Elem>(device: Device, fold: usize) -> Result<(), CliError> {
+    if device != Device::Cpu {
+        reprosum::accumulate_on::<T>(device, &[], fold)?;
+    }
+    Ok(())
+}
+
+/// Streams the blocks into one accumulator, one block's accumulator at a time.
+fn sum_stream<T: Elem>(src: &mut dyn Blocks<T>, device: Device, fold: usize) -> Result<T, CliError> {
+    open_device::<T>(device, fold)?;
+    let mut total = DynAccumulator::<T>::new(fold)?;
+    let mut block = Vec::with_capacity(BLOCK);
+    while src.next_block(&mut block)? {
+        let acc = reprosum::accumulate_on(device, &block, fold)?;
+        reprosum::fpenv::with_ieee_fp(|| total.merge(&acc))?;
+        block.clear();
+    }
+    Ok(reprosum::fpenv::with_ieee_fp(|| total.value()))
+}
+
+fn sum_line<T: Elem>(o: Opened, a: &SumArgs) -> Result<String, CliError> {
+    let mut src = blocks::<T>(o)?;
+    let s = sum_stream(src.as_mut(), a.input.device, a.input.fold)?;
+    Ok(if a.bits {
         format!("{}\n", hex_bits(s))
     } else {
         format!("{} {}\n", show(s), hex_bits(s))
     })
 }
 
-fn cumsum_bytes<T: Elem>(
-    device: reprosum::Device,
-    xs: &[T],
-    fold: usize,
-    format: Format,
-    big_endian: bool,
-) -> Result<Vec<u8>, CliError> {
-    let mut out = vec![T::ZERO; xs.len()];
-    reprosum::cumsum_on(device, xs, &mut out, fold)?;
+/// Appends the output form of `xs` to `out`.
+fn render<T: Elem>(xs: &[T], format: Format, big_endian: bool, out: &mut Vec<u8>) {
     match format {
-        Format::Raw => Ok(formats::render_raw(&out)),
-        Format::Text => Ok(formats::render_text(&out)),
-        Format::Npy => formats::render_npy(&out, big_endian),
+        Format::Text => {
+            let mut s = String::with_capacity(xs.len() * 24);
+            for &x in xs {
+                reprosum_cli::number::push_repr(&mut s, x);
+                s.push('\n');
+            }
+            out.extend_from_slice(s.as_bytes());
+        }
+        Format::Raw | Format::Npy => {
+            out.reserve(xs.len() * T::BYTES);
+            for &x in xs {
+                x.push_bytes(big_endian, out);
+            }
+        }
     }
 }
 
+fn cumsum_to<T: Elem>(o: Opened, a: &CumsumArgs) -> Result<(), CliError> {
+    let (device, fold) = (a.input.device, a.input.fold);
+    let format = o.format;
+    let header = o.header;
+    let big_endian = header.is_some_and(|h| h.big_endian);
+    open_device::<T>(device, fold)?;
+    let mut src = blocks::<T>(o)?;
+    let mut sink = Sink::create(&a.output)?;
+    if let Some(h) = header {
+        sink.write(&npy::write_header(h.dtype, h.big_endian, h.len))?;
+    }
+    let mut block = Vec::with_capacity(BLOCK);
+    let mut prefix: Vec<T> = Vec::with_capacity(BLOCK);
+    let mut bytes = Vec::new();
+    if device != Device::Cpu {
+        // No device cumulative sum continues from an accumulator: the whole input is held.
+        let mut all = Vec::new();
+        while src.next_block(&mut all)? {}
+        prefix.resize(all.len(), T::ZERO);
+        reprosum::cumsum_on(device, &all, &mut prefix, fold)?;
+        drop(all);
+        for part in prefix.chunks(BLOCK) {
+            render(part, format, big_endian, &mut bytes);
+            sink.write(&bytes)?;
+            bytes.clear();
+        }
+        return sink.commit();
+    }
+    let opts = reprosum::Options::with_fold(fold);
+    let mut running = DynAccumulator::<T>::new(fold)?;
+    while src.next_block(&mut block)? {
+        prefix.resize(block.len(), T::ZERO);
+        running = reprosum::cumsum_from(&running, &block, &mut prefix, &opts)?;
+        render(&prefix, format, big_endian, &mut bytes);
+        sink.write(&bytes)?;
+        bytes.clear();
+        block.clear();
+    }
+    sink.commit()
+}
+
 fn print_stdout(s: &str) -> Result<(), CliError> {
-    formats::write_output(std::path::Path::new("-"), s.as_bytes())
+    let mut out = std::io::stdout().lock();
+    out.write_all(s.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::BrokenPipe => CliError::data(""),
+            _ => CliError::data(format!("cannot write standard output: {e}")),
+        })
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.cmd {
         Cmd::Sum(a) => {
-            let input = load(&a.input)?;
-            let line = match &input.values {
-                Values::F64(xs) => sum_line(a.input.device, xs, a.input.fold, a.bits)?,
-                Values::F32(xs) => sum_line(a.input.device, xs, a.input.fold, a.bits)?,
+            let o = open(&a.input)?;
+            let line = match o.dtype {
+                Dtype::F64 => sum_line::<f64>(o, &a)?,
+                Dtype::F32 => sum_line::<f32>(o, &a)?,
             };
             print_stdout(&line)
         }
         Cmd::Cumsum(a) => {
-            let input = load(&a.input)?;
-            let (fold, fmt, be) = (a.input.fold, input.format, input.big_endian);
-            let bytes = match &input.values {
-                Values::F64(xs) => cumsum_bytes(a.input.device, xs, fold, fmt, be)?,
-                Values::F32(xs) => cumsum_bytes(a.input.device, xs, fold, fmt, be)?,
-            };
-            formats::write_output(&a.output, &bytes)
+            let o = open(&a.input)?;
+            match o.dtype {
+                Dtype::F64 => cumsum_to::<f64>(o, &a),
+                Dtype::F32 => cumsum_to::<f32>(o, &a),
+            }
         }
         Cmd::Demo(a) => {
             let n = usize::try_from(a.n).map_err(|_| CliError::usage("--n is too large"))?;
@@ -306,6 +399,7 @@ fn clap_error(e: clap::Error) -> ExitCode {
     } else {
         first
     };
+    let first = escape::sanitize(first);
     let _ = writeln!(std::io::stderr(), "reprosum: {first} (see 'reprosum --help')");
     ExitCode::from(EXIT_USAGE)
 }
@@ -334,7 +428,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // A closed pipe on standard output (`reprosum demo | head`) ends quietly.
             if !e.msg.is_empty() {
-                let _ = writeln!(std::io::stderr(), "reprosum: {}", e.msg);
+                let _ = writeln!(std::io::stderr(), "reprosum: {}", escape::sanitize(&e.msg));
             }
             ExitCode::from(e.code)
         }
