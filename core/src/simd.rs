@@ -158,11 +158,31 @@ pub fn path() -> Path {
     match PATH.load(Ordering::Relaxed) {
         u8::MAX => {
             let p = detect();
-            let _ = PATH.compare_exchange(u8::MAX, p.code(), Ordering::Relaxed, Ordering::Relaxed);
-            Path::from_code(PATH.load(Ordering::Relaxed))
+            remember(p)
         }
         c => Path::from_code(c),
     }
+}
+
+/// Stores the detected path unless a path was selected meanwhile; returns the path now in
+/// force.
+#[cfg(target_has_atomic = "8")]
+#[inline]
+fn remember(p: Path) -> Path {
+    let _ = PATH.compare_exchange(u8::MAX, p.code(), Ordering::Relaxed, Ordering::Relaxed);
+    Path::from_code(PATH.load(Ordering::Relaxed))
+}
+
+/// Stores the detected path. Targets without atomic compare-and-swap (Cortex-M0,
+/// riscv32imc) have only atomic loads and stores: a [`select`] between the caller's load and
+/// this store (from an interrupt handler) would be overwritten. It cannot change a result
+/// (every path gives the same bits), and on these targets [`detect`] finds only
+/// [`Path::Portable`] anyway.
+#[cfg(not(target_has_atomic = "8"))]
+#[inline]
+fn remember(p: Path) -> Path {
+    PATH.store(p.code(), Ordering::Relaxed);
+    p
 }
 
 /// Selects a path for every later deposit in the process, if this CPU supports it (every
