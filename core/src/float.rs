@@ -378,7 +378,12 @@ fn convert_f64(p: &[f64], c: &[f64]) -> f64 {
     if k < 2 {
         return 0.0;
     }
-    let x = f64::window_index(p[0]);
+    // Slot j's primary and carry. Every j used below is below k, the length of both, so
+    // `get` never fails; it only keeps a bounds check (a panic path) out of the code
+    // where the optimiser cannot see that, and costs nothing where it can.
+    let pj = |j: usize| p.get(j).copied().unwrap_or(0.0);
+    let cj = |j: usize| c.get(j).copied().unwrap_or(0.0);
+    let x = f64::window_index(pj(0));
     let b = |j: usize| f64::bin(x + j);
     let q = |j: usize| f64::bin_quarter(x + j);
     let expansion = f64::pow2(-f64::COMPRESSION_EXP);
@@ -389,21 +394,21 @@ fn convert_f64(p: &[f64], c: &[f64]) -> f64 {
         let up = f64::pow2(66);
         let scaled = k.min(3 - x);
         if x == 0 {
-            y += c[0] * (q(0) * down * expansion);
-            y += c[1] * (q(1) * down);
-            y += (p[0] - b(0)) * down * expansion;
+            y += cj(0) * (q(0) * down * expansion);
+            y += cj(1) * (q(1) * down);
+            y += (pj(0) - b(0)) * down * expansion;
             i = 2;
         } else {
-            y += c[0] * (q(0) * down);
+            y += cj(0) * (q(0) * down);
             i = 1;
         }
         while i < scaled {
-            y += c[i] * (q(i) * down);
-            y += (p[i - 1] - b(i - 1)) * down;
+            y += cj(i) * (q(i) * down);
+            y += (pj(i - 1) - b(i - 1)) * down;
             i += 1;
         }
         if i == k {
-            y += (p[k - 1] - b(k - 1)) * down;
+            y += (pj(k - 1) - b(k - 1)) * down;
             return y * up;
         }
         y *= up;
@@ -411,15 +416,15 @@ fn convert_f64(p: &[f64], c: &[f64]) -> f64 {
             return y;
         }
     } else {
-        y += c[0] * q(0);
+        y += cj(0) * q(0);
         i = 1;
     }
     while i < k {
-        y += c[i] * q(i);
-        y += p[i - 1] - b(i - 1);
+        y += cj(i) * q(i);
+        y += pj(i - 1) - b(i - 1);
         i += 1;
     }
-    y + (p[k - 1] - b(k - 1))
+    y + (pj(k - 1) - b(k - 1))
 }
 
 /// f32 conversion: the same order as f64, computed in f64 from widened exact terms, with
@@ -430,26 +435,29 @@ fn convert_f32(p: &[f32], c: &[f32]) -> f32 {
     if k < 2 {
         return 0.0;
     }
-    let x = f32::window_index(p[0]);
+    // As in `convert_f64`: no index can fail, so no bounds check.
+    let pj = |j: usize| p.get(j).copied().unwrap_or(0.0);
+    let cj = |j: usize| c.get(j).copied().unwrap_or(0.0);
+    let x = f32::window_index(pj(0));
     let b = |j: usize| f32::bin(x + j);
     let q = |j: usize| f32::bin_quarter(x + j);
     let expansion = f64::pow2(-f32::COMPRESSION_EXP);
     let mut y = 0.0f64;
     let mut i;
     if x == 0 {
-        y += c[0] as f64 * q(0) * expansion;
-        y += c[1] as f64 * q(1);
-        y += (p[0] - b(0)) as f64 * expansion;
+        y += cj(0) as f64 * q(0) * expansion;
+        y += cj(1) as f64 * q(1);
+        y += (pj(0) - b(0)) as f64 * expansion;
         i = 2;
     } else {
-        y += c[0] as f64 * q(0);
+        y += cj(0) as f64 * q(0);
         i = 1;
     }
     while i < k {
-        y += c[i] as f64 * q(i);
-        y += (p[i - 1] - b(i - 1)) as f64;
+        y += cj(i) as f64 * q(i);
+        y += (pj(i - 1) - b(i - 1)) as f64;
         i += 1;
     }
-    y += (p[k - 1] - b(k - 1)) as f64;
+    y += (pj(k - 1) - b(k - 1)) as f64;
     y as f32
 }
