@@ -36,7 +36,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::binned::{self, Meta};
-use crate::float::Float;
+use crate::float::{Float, Format};
 
 /// Elements per chunk: the scratch arrays take about `2 * K * CHUNK * 8` bytes of stack
 /// (smaller on 32-bit targets, where stacks are small).
@@ -72,8 +72,8 @@ fn running_k<T: Float, const K: usize>(p: &mut [T], c: &mut [T], m: &mut Meta, x
     };
     match crate::simd::path() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: a path is stored only by `select` (checked), `path` (detected) or
-        // `set_path` (whose caller vouches for the CPU).
+        // SAFETY: a path is stored only by `select` (checked against the CPU) or `path`
+        // (detected on this CPU).
         crate::simd::Path::Avx512 => unsafe { x86::avx512::<T, K>(pw, cw, m, xs, out) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.

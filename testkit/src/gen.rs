@@ -7,7 +7,9 @@
 
 use core::fmt::Write;
 
-use reprosum_core::{reference, DynAccumulator, Float};
+use reprosum_core::{reference, DynAccumulator};
+
+use crate::TestFloat;
 
 fn strip(h: &str) -> String {
     h.trim_start_matches("0x").to_ascii_uppercase()
@@ -94,7 +96,7 @@ pub const CLASSES: [&str; 9] = [
 ];
 
 /// One value of a class, as bits of type T.
-fn draw<T: Float>(rng: &mut Rng, class: &str, i: usize, prev: &[u64]) -> u64 {
+fn draw<T: TestFloat>(rng: &mut Rng, class: &str, i: usize, prev: &[u64]) -> u64 {
     let mant_mask = (1u64 << T::MANT_BITS) - 1;
     let max_field = T::MAX_EXP_FIELD;
     let bias = max_field.div_ceil(2);
@@ -155,7 +157,7 @@ fn hexes(v: impl Iterator<Item = String>) -> String {
     v.collect::<Vec<_>>().join(" ")
 }
 
-fn case_text<T: Float>(
+fn case_text<T: TestFloat>(
     out: &mut String,
     rng: &mut Rng,
     class: &str,
@@ -215,7 +217,7 @@ fn case_text<T: Float>(
     out.push_str("end\n");
 }
 
-fn cases_of<T: Float>(out: &mut String, rng: &mut Rng, folds: &[usize]) {
+fn cases_of<T: TestFloat>(out: &mut String, rng: &mut Rng, folds: &[usize]) {
     for &fold in folds {
         for class in CLASSES {
             let n = 1 + rng.below(160) as usize;
