@@ -68,8 +68,8 @@ pub(crate) fn update<T: Float>(p: &mut [T], c: &mut [T], ix: usize) {
         let s = top - ix;
         if s < k {
             // Every slot moves down by s: `copy_within(..k - s, s)` without its range
-            // checks, which stay in the code when it is not inlined (and which no form of
-            // this loop with indices let the optimiser remove: the core never panics).
+            // checks, which stay in the code where it is not inlined (an index loop kept
+            // its bounds checks too), so that no panic path is left.
             let n = k - s;
             let (pp, cp) = (p.as_mut_ptr(), c.as_mut_ptr());
             // SAFETY: s < k and p.len() == c.len() == k, so the n = k - s elements from

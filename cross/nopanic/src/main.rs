@@ -10,14 +10,16 @@
 //! to the optimiser; folds, paths and indices are read the same way; every result is written
 //! out with `write_volatile`, so nothing is optimised away.
 //!
-//! Built by `cross/run-all.sh` for `thumbv7em-none-eabihf` and `x86_64-unknown-linux-gnu`
-//! with the profiles `release` (opt-level "s") and `nopanic-o3` (opt-level 3), both fat LTO,
-//! one codegen unit, panic = abort. The program also runs (under qemu on the Cortex-M4F,
-//! natively on x86-64) and checks a few results against each other; it exits 0.
+//! Built by `check.sh` (beside this directory's Cargo.toml) for `thumbv7em-none-eabihf` and
+//! `x86_64-unknown-linux-gnu` with the profiles `release` (opt-level "s") and `nopanic-o3`
+//! (opt-level 3), both fat LTO, one codegen unit, panic = abort. The program also runs
+//! (under qemu on the Cortex-M4F, natively on x86-64) and checks a few results against each
+//! other; it exits 0.
 //!
 //! Not called (outside the claim): the `reference` module (a test model, to be replaced),
 //! and the derived `Debug` of the accumulators, which formats floats with `core`'s own
-//! float printing.
+//! float printing. With the feature `skip-from-bytes` (the opt-level "s" builds, see
+//! Cargo.toml) the `from_bytes` calls are left out.
 //!
 //! With the feature `deliberate-index`, one `xs[i]` with an unknown `i` is added: the link
 //! must fail (run-all.sh checks that it does).
@@ -32,8 +34,9 @@ use core::ptr::{read_volatile, write_volatile};
 use reprosum_core::simd::{self, Path};
 use reprosum_core::{encoding, fpenv, Accumulator, Dtype, DynAccumulator, EncodingError, Error, Float};
 
-/// Elements of each buffer: longer than a cumulative-sum chunk (128 / 32), a superblock of
-/// f32 (8192 values is not needed: 16 endurances are only a loop bound) and the endurances.
+/// Elements of each buffer: more than a cumulative-sum chunk (128 / 32 values) and two f64
+/// endurances (2048), so that the calls renormalise and deposit several blocks. (The
+/// optimiser does not know it: the lengths are read with `read_volatile`.)
 const N: usize = 2 * 2048 + 37;
 
 /// A buffer that only this single-threaded program touches, through raw pointers.
@@ -54,8 +57,9 @@ struct Raw<T> {
 // SAFETY: the pointers name the static buffers above; see `Buf`.
 unsafe impl<T> Sync for Raw<T> {}
 
-/// Bits of a fixed stream of values of every sign and of magnitudes across the exponent
-/// range of `f32` (so that f64 and f32 both see several windows and a few specials).
+/// 64 pseudo-random bits for element `i` (a fixed stream), from which the inputs take their
+/// signs, exponents and significands: magnitudes over 2^-100..2^100 (f64) and 2^-20..2^20
+/// (f32), so that the window rises several times; one +Inf among the f64.
 const fn stream(i: usize) -> u64 {
     let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ (i as u64).wrapping_mul(0x2545_F491_4F6C_DD1D);
     s ^= s << 13;
