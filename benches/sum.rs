@@ -12,10 +12,10 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rayon::prelude::*;
-use reprosum::Float;
+use reprosum_testkit::TestFloat;
 
 /// Values of mixed sign and magnitude (fixed seed).
-fn data<T: Float>(n: usize) -> Vec<T> {
+fn data<T: TestFloat>(n: usize) -> Vec<T> {
     let mut s = 0x1234_5678_9ABC_DEF0u64;
     (0..n)
         .map(|_| {
@@ -29,7 +29,7 @@ fn data<T: Float>(n: usize) -> Vec<T> {
         .collect()
 }
 
-trait Plain: Float + std::ops::AddAssign + std::ops::Add<Output = Self> + Send + Sync {}
+trait Plain: TestFloat + std::ops::AddAssign + std::ops::Add<Output = Self> + Send + Sync {}
 impl Plain for f64 {}
 impl Plain for f32 {}
 

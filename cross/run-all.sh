@@ -17,7 +17,8 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 PROFILE=cross-test
 RUN_TIMEOUT=600
 
-ALL_TARGETS=(thumbv7em-none-eabihf thumbv7em-none-eabi riscv32imac-unknown-none-elf
+ALL_TARGETS=(thumbv7em-none-eabihf thumbv7em-none-eabi thumbv6m-none-eabi
+  riscv32imac-unknown-none-elf riscv32imc-unknown-none-elf
   aarch64-unknown-linux-gnu s390x-unknown-linux-gnu)
 
 # qemu-user binaries are qemu-ARCH-static (Debian's qemu-user-static) or qemu-ARCH.
@@ -33,6 +34,12 @@ runner() {
   case "$1" in
     thumbv7em-*) RUN=(qemu-system-arm -cpu cortex-m4 -machine mps2-an386 -nographic -monitor none
       -semihosting-config "$semi" -kernel "$2") ;;
+    # The micro:bit: an nRF51822 with a Cortex-M0, 256 KiB of flash, 16 KiB of RAM.
+    thumbv6m-*) RUN=(qemu-system-arm -machine microbit -nographic -monitor none
+      -semihosting-config "$semi" -kernel "$2") ;;
+    # The generic rv32 CPU without A, F and D: an atomic or FP instruction would trap.
+    riscv32imc-*) RUN=(qemu-system-riscv32 -machine virt -cpu rv32,a=false,f=false,d=false -bios none
+      -nographic -monitor none -semihosting-config "$semi" -kernel "$2") ;;
     riscv32*) RUN=(qemu-system-riscv32 -machine virt -bios none -nographic -monitor none
       -semihosting-config "$semi" -kernel "$2") ;;
     aarch64-unknown-linux-gnu) RUN=("$(qemu_user aarch64)" -L /usr/aarch64-linux-gnu "$2" "${ff[@]}") ;;
@@ -140,7 +147,9 @@ for t in "${targets[@]}"; do run_suite "$t"; done
 if [ "$do_extra" = 1 ]; then
   echo "--- force-fail self-checks (one expected bit flipped: the run must exit non-zero)"
   self_check thumbv7em-none-eabihf
+  self_check thumbv6m-none-eabi
   self_check riscv32imac-unknown-none-elf
+  self_check riscv32imc-unknown-none-elf
   self_check s390x-unknown-linux-gnu
   t0=$(now)
   facts

@@ -116,17 +116,17 @@ pub fn sum_on<T: Float>(device: Device, xs: &[T], fold: usize) -> Result<T, Devi
         Device::Cuda(n) => {
             let dev = reprosum_gpu::cuda::device(n)?;
             Ok(match as_f64_or_f32(xs) {
-                Typed::F64(x) => T::from_f64_round(dev.sum_host(x, fold)?),
-                // Exact: an f32 widened and narrowed again (NaN stays the canonical NaN).
-                Typed::F32(x) => T::from_f64_round(dev.sum_host(x, fold)? as f64),
+                // T is the type matched (its bits, unchanged).
+                Typed::F64(x) => T::from_bits_u64(dev.sum_host(x, fold)?.to_bits()),
+                Typed::F32(x) => T::from_bits_u64(u64::from(dev.sum_host(x, fold)?.to_bits())),
             })
         }
         #[cfg(feature = "hip")]
         Device::Hip(n) => {
             let dev = reprosum_gpu::hip::device(n)?;
             Ok(match as_f64_or_f32(xs) {
-                Typed::F64(x) => T::from_f64_round(dev.sum_host(x, fold)?),
-                Typed::F32(x) => T::from_f64_round(dev.sum_host(x, fold)? as f64),
+                Typed::F64(x) => T::from_bits_u64(dev.sum_host(x, fold)?.to_bits()),
+                Typed::F32(x) => T::from_bits_u64(u64::from(dev.sum_host(x, fold)?.to_bits())),
             })
         }
         #[allow(unreachable_patterns)] // every device is handled when both GPU features are on

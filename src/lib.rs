@@ -336,7 +336,7 @@ mod cumsum_from_tests {
     use super::*;
 
     /// Deterministic values of mixed signs and magnitudes, with cancellation.
-    fn values<T: Float>(n: usize, seed: u64) -> Vec<T> {
+    fn values<T: reprosum_testkit::TestFloat>(n: usize, seed: u64) -> Vec<T> {
         let mut s = seed;
         (0..n)
             .map(|i| {
@@ -357,7 +357,7 @@ mod cumsum_from_tests {
 
     /// Splitting the input at `cuts` and continuing each piece from the last accumulator
     /// writes the bits of `cumsum_with` on the whole, and ends at the whole's sum.
-    fn check_splits<T: Float>(n: usize, fold: usize, cuts: &[usize], chunk_len: usize) {
+    fn check_splits<T: reprosum_testkit::TestFloat>(n: usize, fold: usize, cuts: &[usize], chunk_len: usize) {
         let xs: Vec<T> = values(n, 0x9E37_79B9 + n as u64 + fold as u64);
         let mut want = vec![T::ZERO; n];
         cumsum_with(&xs, &mut want, &Options::with_fold(fold)).unwrap();

@@ -4,6 +4,7 @@
 #![cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 
 use reprosum::{fpenv, Options};
+use reprosum_testkit::fpmode;
 use reprosum_testkit::{cases, Case, KNOWN_ANSWERS};
 
 /// Flush-to-zero, denormals-are-zero and round toward -Inf.
@@ -24,19 +25,24 @@ fn hostile_case(name: &str) -> Case<'static> {
 /// inexact operation of the test itself sets).
 fn mode() -> u64 {
     #[cfg(target_arch = "x86_64")]
-    return fpenv::read() & !0x3F;
+    return fpmode::control() & !0x3F;
     #[cfg(target_arch = "aarch64")]
-    return fpenv::read();
+    return fpmode::control();
 }
 
 /// Runs `f` on the current thread in the hostile mode, checks the mode is still hostile
 /// after, and restores the standard mode.
 fn in_hostile_env<R>(f: impl FnOnce() -> R) -> R {
-    fpenv::write(HOSTILE);
-    assert_eq!(mode(), HOSTILE, "the test could not set the mode");
+    // SAFETY: HOSTILE sets no reserved bit and unmasks no exception; only `f` (the code
+    // under test, whose behaviour in this mode is what is checked) and the reads of the
+    // register run in it, and the standard mode is written back before the assertions.
+    unsafe { fpmode::set_control(HOSTILE) };
+    let set = mode();
     let r = f();
     let after = mode();
-    fpenv::write(fpenv::standard(HOSTILE));
+    // SAFETY: the standard mode (every exception masked, round to nearest).
+    unsafe { fpmode::set_control(fpmode::standard(HOSTILE)) };
+    assert_eq!(set, HOSTILE, "the test could not set the mode");
     assert_eq!(after, HOSTILE, "the caller's mode was not restored");
     r
 }
@@ -45,7 +51,10 @@ fn in_hostile_env<R>(f: impl FnOnce() -> R) -> R {
 fn hostile_pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
-        .start_handler(|_| fpenv::write(HOSTILE))
+        // SAFETY: as in `in_hostile_env`; a worker runs only the library's tasks, each of
+        // which sets the standard mode for its work (what the tests check), and the pool's
+        // threads end with it.
+        .start_handler(|_| unsafe { fpmode::set_control(HOSTILE) })
         .build()
         .unwrap()
 }
@@ -110,7 +119,7 @@ fn facade_sum_and_cumsum_ignore_the_callers_mode() {
 fn core_guard_restores_the_mode() {
     in_hostile_env(|| {
         let inner = fpenv::with_ieee_fp(mode);
-        assert_eq!(inner, fpenv::standard(HOSTILE));
+        assert_eq!(inner, fpmode::standard(HOSTILE));
         assert_ne!(inner, HOSTILE);
     });
 }

@@ -5,8 +5,9 @@
 //! `QUICKCHECK_TESTS` raises the number of cases (default 2000 per property).
 
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
-use reprosum::{DynAccumulator, Error, Float, Options};
+use reprosum::{DynAccumulator, Error, Options};
 use reprosum_testkit::model::{Model, ModelFloat};
+use reprosum_testkit::TestFloat;
 
 fn cases() -> u64 {
     std::env::var("QUICKCHECK_TESTS")
@@ -16,7 +17,7 @@ fn cases() -> u64 {
 }
 
 /// Bits of a value drawn from one of several exponent ranges.
-fn draw_bits<T: Float>(g: &mut Gen) -> u64 {
+fn draw_bits<T: TestFloat>(g: &mut Gen) -> u64 {
     let mant = (1u64 << T::MANT_BITS) - 1;
     let maxf = T::MAX_EXP_FIELD;
     let bias = maxf.div_ceil(2);
@@ -47,7 +48,7 @@ fn draw_bits<T: Float>(g: &mut Gen) -> u64 {
 #[derive(Clone, Debug)]
 struct Wide<T>(Vec<T>);
 
-impl<T: Float> Arbitrary for Wide<T> {
+impl<T: TestFloat> Arbitrary for Wide<T> {
     fn arbitrary(g: &mut Gen) -> Self {
         let n = usize::arbitrary(g) % (g.size() * 8 + 1);
         let mut v: Vec<T> = Vec::with_capacity(n);
@@ -83,7 +84,7 @@ impl<T: Float> Arbitrary for Wide<T> {
 /// A fold for type T.
 #[derive(Clone, Copy, Debug)]
 struct Fold(usize);
-fn fold_for<T: Float>(f: Fold) -> usize {
+fn fold_for<T: TestFloat>(f: Fold) -> usize {
     // Mostly small folds, sometimes the largest.
     let k = 2 + f.0 % (T::MAX_FOLD - 1);
     if f.0.is_multiple_of(5) {
@@ -98,15 +99,15 @@ impl Arbitrary for Fold {
     }
 }
 
-fn bits<T: Float>(x: T) -> u64 {
+fn bits<T: TestFloat>(x: T) -> u64 {
     x.bits()
 }
 
-fn sum<T: Float>(x: &[T], fold: usize) -> T {
+fn sum<T: TestFloat>(x: &[T], fold: usize) -> T {
     reprosum_core_sum(x, fold)
 }
 
-fn reprosum_core_sum<T: Float>(x: &[T], fold: usize) -> T {
+fn reprosum_core_sum<T: TestFloat>(x: &[T], fold: usize) -> T {
     reprosum::reprosum_core::sum_fold(x, fold).unwrap()
 }
 
@@ -122,7 +123,7 @@ fn shuffle<T>(v: &mut [T], mut seed: u64) {
     }
 }
 
-fn permutation<T: Float>(x: Wide<T>, f: Fold, seed: u64) -> bool {
+fn permutation<T: TestFloat>(x: Wide<T>, f: Fold, seed: u64) -> bool {
     let k = fold_for::<T>(f);
     let a = sum(&x.0, k);
     let mut y = x.0.clone();
@@ -134,7 +135,7 @@ fn permutation<T: Float>(x: Wide<T>, f: Fold, seed: u64) -> bool {
 }
 
 /// Splits at random cuts into accumulators and merges them in a random tree.
-fn split_merge<T: Float>(x: Wide<T>, f: Fold, cuts: Vec<usize>, seed: u64) -> bool {
+fn split_merge<T: TestFloat>(x: Wide<T>, f: Fold, cuts: Vec<usize>, seed: u64) -> bool {
     let k = fold_for::<T>(f);
     let whole = sum(&x.0, k);
     let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (x.0.len() + 1)).collect();
@@ -163,7 +164,7 @@ fn split_merge<T: Float>(x: Wide<T>, f: Fold, cuts: Vec<usize>, seed: u64) -> bo
     bits(merged.value()) == bits(whole) && merged.count() == x.0.len() as u64
 }
 
-fn cumsum_prefixes<T: Float>(x: Wide<T>, f: Fold) -> bool {
+fn cumsum_prefixes<T: TestFloat>(x: Wide<T>, f: Fold) -> bool {
     let k = fold_for::<T>(f);
     let mut out = vec![T::NAN; x.0.len()];
     reprosum::reprosum_core::cumsum_fold(&x.0, &mut out, k).unwrap();
@@ -180,7 +181,7 @@ fn cumsum_prefixes<T: Float>(x: Wide<T>, f: Fold) -> bool {
     (0..x.0.len()).all(|i| bits(out[i]) == bits(sum(&x.0[..=i], k)) && bits(par[i]) == bits(out[i]))
 }
 
-fn model_agrees<T: Float + ModelFloat>(x: Wide<T>, f: Fold) -> bool {
+fn model_agrees<T: TestFloat + ModelFloat>(x: Wide<T>, f: Fold) -> bool {
     let k = fold_for::<T>(f);
     let mut a = Model::<T>::new(k).unwrap();
     x.0.iter().for_each(|&v| a.add(v).unwrap());
@@ -189,7 +190,7 @@ fn model_agrees<T: Float + ModelFloat>(x: Wide<T>, f: Fold) -> bool {
     a.value().to_bits64() == b.value().to_bits64() && a.to_bytes().as_slice() == b.to_bytes().as_bytes()
 }
 
-fn parallel_agrees<T: Float>(x: Wide<T>, f: Fold, chunk: usize) -> bool {
+fn parallel_agrees<T: TestFloat>(x: Wide<T>, f: Fold, chunk: usize) -> bool {
     let k = fold_for::<T>(f);
     let p = reprosum::sum_with(
         &x.0,
@@ -202,7 +203,7 @@ fn parallel_agrees<T: Float>(x: Wide<T>, f: Fold, chunk: usize) -> bool {
     bits(p) == bits(sum(&x.0, k))
 }
 
-fn round_trip<T: Float>(x: Wide<T>, f: Fold) -> bool {
+fn round_trip<T: TestFloat>(x: Wide<T>, f: Fold) -> bool {
     let k = fold_for::<T>(f);
     let mut a = DynAccumulator::new(k).unwrap();
     a.add_slice(&x.0).unwrap();
@@ -219,7 +220,7 @@ fn round_trip<T: Float>(x: Wide<T>, f: Fold) -> bool {
         && b.count() == a.count()
 }
 
-fn decode_never_panics<T: Float>(bytes: Vec<u8>, x: Wide<T>, f: Fold, flips: Vec<(u16, u8)>) -> bool {
+fn decode_never_panics<T: TestFloat>(bytes: Vec<u8>, x: Wide<T>, f: Fold, flips: Vec<(u16, u8)>) -> bool {
     // Arbitrary bytes.
     let _ = DynAccumulator::<T>::from_bytes(&bytes);
     // A valid encoding with bytes changed: it must either be refused, or decode to a state

@@ -67,8 +67,18 @@ pub(crate) fn update<T: Float>(p: &mut [T], c: &mut [T], ix: usize) {
         }
         let s = top - ix;
         if s < k {
-            p.copy_within(..k - s, s);
-            c.copy_within(..k - s, s);
+            // Every slot moves down by s: `copy_within(..k - s, s)` without its range
+            // checks, which stay in the code where it is not inlined (an index loop kept
+            // its bounds checks too), so that no panic path is left.
+            let n = k - s;
+            let (pp, cp) = (p.as_mut_ptr(), c.as_mut_ptr());
+            // SAFETY: s < k and p.len() == c.len() == k, so the n = k - s elements from
+            // index 0 and the n from index s lie within each slice; `ptr::copy` is a
+            // memmove (the two ranges may overlap); both pointers come from one `&mut`.
+            unsafe {
+                core::ptr::copy(pp, pp.add(s), n);
+                core::ptr::copy(cp, cp.add(s), n);
+            }
         }
         s.min(k)
     };
@@ -313,24 +323,37 @@ pub(crate) fn merge<T: Float>(
     }
     let xa = T::window_index(a0);
     let xb = T::window_index(b0);
+    // Slot j of the higher window takes slot j - s of the lower one (s the difference of
+    // their top bins), for j >= s; the lower window's slots past the bottom are dropped.
+    // Zipped iterators, so that no index can be out of bounds: `skip(s)` starts at slot s
+    // of the higher window, and slot i = j - s of the lower one is beside it.
     if xb < xa {
-        // The other operand's window is higher: it becomes the base.
+        // The other operand's window is higher: it becomes the base (in q, d), then the
+        // state.
         let s = xa - xb;
-        // Downwards, so that p[j - s] is read before slot j - s is overwritten.
-        for j in (0..k).rev() {
-            if j >= s {
-                p[j] = q[j] + (p[j - s] - T::bin(xa + j - s));
-                c[j] = d[j] + c[j - s];
-            } else {
-                p[j] = q[j];
-                c[j] = d[j];
-            }
+        for (i, ((qj, dj), (&pi, &ci))) in q
+            .iter_mut()
+            .zip(d.iter_mut())
+            .skip(s)
+            .zip(p.iter().zip(c.iter()))
+            .enumerate()
+        {
+            *qj = *qj + (pi - T::bin(xa + i));
+            *dj = *dj + ci;
         }
+        p.copy_from_slice(q);
+        c.copy_from_slice(d);
     } else {
         let s = xb - xa;
-        for j in s..k {
-            p[j] = p[j] + (q[j - s] - T::bin(xb + j - s));
-            c[j] = c[j] + d[j - s];
+        for (i, ((pj, cj), (&qi, &di))) in p
+            .iter_mut()
+            .zip(c.iter_mut())
+            .skip(s)
+            .zip(q.iter().zip(d.iter()))
+            .enumerate()
+        {
+            *pj = *pj + (qi - T::bin(xb + i));
+            *cj = *cj + di;
         }
     }
     renorm(p, c);

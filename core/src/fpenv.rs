@@ -47,9 +47,14 @@ pub fn with_ieee_fp<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+// The register itself is private: a safe public `write` could set bits that Rust treats as
+// undefined behaviour the moment they take effect (another rounding mode, unmasked
+// exceptions, reserved bits). Only the guard writes it, and only with the standard mode or
+// a value it read.
+
 /// The control register's current value (0 on targets without one handled here).
 #[inline]
-pub fn read() -> u64 {
+fn read() -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
         let mut csr: u32 = 0;
@@ -74,9 +79,10 @@ pub fn read() -> u64 {
     }
 }
 
-/// Writes the control register (no effect on targets without one handled here).
+/// Writes the control register (no effect on targets without one handled here). Only
+/// [`IeeeGuard`] calls it, with a value from [`read`] or [`standard`].
 #[inline]
-pub fn write(value: u64) {
+fn write(value: u64) {
     #[cfg(target_arch = "x86_64")]
     {
         let csr = value as u32;
@@ -104,7 +110,7 @@ pub fn write(value: u64) {
 /// x86-64: MXCSR = 0x1F80 (all exceptions masked, round to nearest, FTZ and DAZ off).
 /// aarch64: FPCR with FZ, RMode, FZ16, AH, FIZ and the trap enables cleared.
 #[inline]
-pub fn standard(saved: u64) -> u64 {
+fn standard(saved: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
         let _ = saved;

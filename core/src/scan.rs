@@ -36,7 +36,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::binned::{self, Meta};
-use crate::float::Float;
+use crate::float::{Float, Format};
 
 /// Elements per chunk: the scratch arrays take about `2 * K * CHUNK * 8` bytes of stack
 /// (smaller on 32-bit targets, where stacks are small).
@@ -66,14 +66,18 @@ pub(crate) fn one_by_one<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &
     }
 }
 
+// Not inlined: `running` picks one fold, and with the chunk's scratch arrays of several
+// folds inlined into one frame, a call took the stack of all of them (on a Cortex-M0 with
+// 16 KiB of RAM, about 3 KB more). One call per slice, so it costs nothing measurable.
+#[inline(never)]
 fn running_k<T: Float, const K: usize>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T], out: &mut [T]) {
     let (Ok(pw), Ok(cw)) = (<&mut [T; K]>::try_from(&mut *p), <&mut [T; K]>::try_from(&mut *c)) else {
         return one_by_one(p, c, m, xs, out);
     };
     match crate::simd::path() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: a path is stored only by `select` (checked), `path` (detected) or
-        // `set_path` (whose caller vouches for the CPU).
+        // SAFETY: a path is stored only by `select` (checked against the CPU) or `path`
+        // (detected on this CPU).
         crate::simd::Path::Avx512 => unsafe { x86::avx512::<T, K>(pw, cw, m, xs, out) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.
@@ -801,31 +805,40 @@ fn raise_threshold<T: Float>(p0: T) -> u64 {
 #[inline(always)]
 fn chunk<T: Float, const K: usize>(p: &mut [T; K], c: &mut [T; K], m: &mut Meta, xs: &[T], out: &mut [T]) {
     let n = xs.len().min(out.len());
-    let mut i = 0;
-    while i < n {
+    // The rest of the chunk, as slices that shrink from the front (no index to check).
+    let (mut xs, mut out) = (&xs[..n], &mut out[..n]);
+    while !xs.is_empty() {
         let threshold = raise_threshold(p[0]);
         // Usually nothing in the chunk raises the window: one vectorised maximum says so.
-        let run = if T::max_abs_bits(&xs[i..n]) < threshold {
-            n - i
+        let run = if T::max_abs_bits(xs) < threshold {
+            xs.len()
         } else {
-            xs[i..n]
-                .iter()
+            xs.iter()
                 .position(|x| x.bits() & !T::SIGN_BIT >= threshold)
-                .unwrap_or(n - i)
+                .unwrap_or(xs.len())
+        };
+        // `run` is at most the length of both (never fails).
+        let (Some((seg_x, rest_x)), Some((seg_o, rest_o))) = (
+            xs.split_at_checked(run),
+            core::mem::take(&mut out).split_at_mut_checked(run),
+        ) else {
+            break;
         };
         if run > 0 {
             if m.pending > 0 {
                 binned::renorm(&mut p[..], &mut c[..]);
                 m.pending = 0;
             }
-            segment::<T, K>(p, c, m, &xs[i..i + run], &mut out[i..i + run]);
-            i += run;
+            segment::<T, K>(p, c, m, seg_x, seg_o);
         }
-        if i < n {
+        (xs, out) = (rest_x, rest_o);
+        if let (Some((&x, rest_x)), Some((o, rest_o))) =
+            (xs.split_first(), core::mem::take(&mut out).split_first_mut())
+        {
             // An element that may raise the window, or a special value: on its own.
-            let _ = binned::add_one(&mut p[..], &mut c[..], m, xs[i]);
-            out[i] = binned::value(&p[..], &c[..], m);
-            i += 1;
+            let _ = binned::add_one(&mut p[..], &mut c[..], m, x);
+            *o = binned::value(&p[..], &c[..], m);
+            (xs, out) = (rest_x, rest_o);
         }
     }
 }
@@ -889,7 +902,9 @@ fn segment<T: Float, const K: usize>(p: &mut [T; K], c: &mut [T; K], m: &mut Met
         out[..n].iter_mut().for_each(|o| *o = v);
     } else {
         let plain = conv.plain();
-        for (i, o) in out[..n].iter_mut().enumerate() {
+        // The element number from a range bounded by CHUNK, so that it is seen to index
+        // the scratch arrays in bounds (n <= CHUNK).
+        for (i, o) in (0..CHUNK).zip(out[..n].iter_mut()) {
             let rem: [f64; K] = core::array::from_fn(|j| piece[j][i]);
             let cr: [f64; K] = core::array::from_fn(|j| car[j][i]);
             *o = T::from_f64_round(if plain {

@@ -9,9 +9,9 @@
 //! endurance, and the copies are merged by exact differences.
 //!
 //! Which path runs is a process-wide setting: on first use, the fastest path the CPU
-//! supports ([`detect`]: `cpuid` on x86-64, no `std` needed); [`select`] changes it
-//! (tests and benchmarks run every path this way). Firmware that must not probe the CPU
-//! calls [`set_path`] with [`detect_no_std`] first.
+//! supports ([`detect`]: `cpuid` on x86-64, no `std` needed; on other targets what the
+//! compile-time target features say, with no probing at all); [`select`] changes it
+//! (tests and benchmarks run every path this way). Every path gives the same bits.
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -81,19 +81,6 @@ impl Path {
 
 static PATH: AtomicU8 = AtomicU8::new(u8::MAX);
 
-/// The best path the compile-time target features allow (no run-time detection).
-pub const fn detect_no_std() -> Path {
-    if cfg!(all(target_arch = "x86_64", target_feature = "avx512f")) {
-        Path::Avx512
-    } else if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
-        Path::Avx2
-    } else if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
-        Path::Neon
-    } else {
-        Path::Portable
-    }
-}
-
 /// Whether this CPU (and its operating system, which must save the vector registers)
 /// can run a path. Run-time detection without `std`: `cpuid` and `xgetbv` on x86-64; on
 /// other targets, what the compile-time features say.
@@ -158,11 +145,31 @@ pub fn path() -> Path {
     match PATH.load(Ordering::Relaxed) {
         u8::MAX => {
             let p = detect();
-            let _ = PATH.compare_exchange(u8::MAX, p.code(), Ordering::Relaxed, Ordering::Relaxed);
-            Path::from_code(PATH.load(Ordering::Relaxed))
+            remember(p)
         }
         c => Path::from_code(c),
     }
+}
+
+/// Stores the detected path unless a path was selected meanwhile; returns the path now in
+/// force.
+#[cfg(target_has_atomic = "8")]
+#[inline]
+fn remember(p: Path) -> Path {
+    let _ = PATH.compare_exchange(u8::MAX, p.code(), Ordering::Relaxed, Ordering::Relaxed);
+    Path::from_code(PATH.load(Ordering::Relaxed))
+}
+
+/// Stores the detected path. Targets without atomic compare-and-swap (Cortex-M0,
+/// riscv32imc) have only atomic loads and stores: a [`select`] between the caller's load and
+/// this store (from an interrupt handler) would be overwritten. It cannot change a result
+/// (every path gives the same bits), and on these targets [`detect`] finds only
+/// [`Path::Portable`] anyway.
+#[cfg(not(target_has_atomic = "8"))]
+#[inline]
+fn remember(p: Path) -> Path {
+    PATH.store(p.code(), Ordering::Relaxed);
+    p
 }
 
 /// Selects a path for every later deposit in the process, if this CPU supports it (every
@@ -178,25 +185,13 @@ pub fn select(p: Path) -> Result<(), Path> {
     Ok(())
 }
 
-/// Selects the path for every later block deposit in the process, without checking
-/// (firmware that must not probe the CPU passes [`detect_no_std`] here first).
-///
-/// # Safety
-/// The CPU must support the path's instructions (AVX2 for [`Path::Avx2`], AVX-512F for
-/// [`Path::Avx512`], NEON for [`Path::Neon`]); otherwise the next sum executes an illegal
-/// instruction. A path not compiled for this target falls back to [`Path::Portable`].
-pub unsafe fn set_path(p: Path) {
-    let p = if p.compiled() { p } else { Path::Portable };
-    PATH.store(p.code(), Ordering::Relaxed);
-}
-
-/// The largest `bits & !SIGN_BIT` of a block (see [`Float::max_abs_bits`]).
+/// The largest `bits & !SIGN_BIT` of a block (see `Format::max_abs_bits`).
 #[inline]
 pub(crate) fn max_abs_bits<T: Float>(block: &[T]) -> u64 {
     match path() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: a path is stored only by `select` (checked), `path` (detected) or
-        // `set_path` (whose caller vouches for the CPU).
+        // SAFETY: a path is stored only by `select` (checked against the CPU) or `path`
+        // (detected on this CPU).
         Path::Avx512 => unsafe { x86::max_avx512(block) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.
@@ -266,8 +261,8 @@ fn with_k<T: Float, const K: usize, const SPEC: bool>(
             true
         }
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: a path is stored only by `select` (checked), `path` (detected) or
-        // `set_path` (whose caller vouches for the CPU).
+        // SAFETY: a path is stored only by `select` (checked against the CPU) or `path`
+        // (detected on this CPU).
         Path::Avx512 => unsafe { x86::avx512::<T, K, SPEC>(w, cw, top, block) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.

@@ -763,11 +763,11 @@ fn matches_core_on_random_inputs() {
 #[test]
 #[cfg_attr(miri, ignore = "miri cannot run the inline assembly that sets the FP mode")]
 fn hostile_fp_mode() {
-    use reprosum_core::fpenv;
+    use reprosum_testkit::fpmode;
     #[cfg(target_arch = "x86_64")]
     let hostile = 0x1F80 | (1 << 15) | (1 << 6) | (1 << 13); // FTZ, DAZ, round down
     #[cfg(target_arch = "aarch64")]
-    let hostile = fpenv::read() | (1 << 24) | (2 << 22); // FZ, round toward minus infinity
+    let hostile = fpmode::control() | (1 << 24) | (2 << 22); // FZ, round toward minus infinity
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         eprintln!("hostile_fp_mode: no control register handled on this target; nothing to test");
@@ -787,19 +787,23 @@ fn hostile_fp_mode() {
             let mut out = POISON64;
             let mut v = POISON64;
             let mut cum = vec![POISON64; x.len()];
-            let saved = fpenv::read();
-            fpenv::write(hostile);
-            // SAFETY: valid pointers.
-            let st = unsafe {
-                [
+            let saved = fpmode::control();
+            // SAFETY: the mode sets no reserved bit and unmasks no exception; only the
+            // entry points under test run in it (they set the standard mode themselves,
+            // which is what this checks), and the saved mode is written back right after.
+            // The pointers are valid for the lengths given.
+            let (st, after) = unsafe {
+                fpmode::set_control(hostile);
+                let st = [
                     adn_sum_f64_fold(x.as_ptr(), x.len(), c.fold as u32, &mut out),
                     adn_acc_f64_add_array(&mut a, x.as_ptr(), x.len()),
                     adn_acc_f64_value(&a, &mut v),
                     adn_cumsum_f64_fold(x.as_ptr(), cum.as_mut_ptr(), x.len(), c.fold as u32),
-                ]
+                ];
+                let after = fpmode::control();
+                fpmode::set_control(saved);
+                (st, after)
             };
-            let after = fpenv::read();
-            fpenv::write(saved);
             assert_eq!(after, hostile, "the caller's mode is restored");
             assert_eq!(st, [ADN_OK; 4]);
             if out.to_bits() != c.sum || v.to_bits() != c.sum {
@@ -825,10 +829,16 @@ fn hostile_fp_mode() {
         // And the mode does matter: the plain core under the hostile mode gets a case wrong
         // (so this test would catch an entry point that forgot to set it).
         let sub: Vec<f64> = vec![f64::from_bits(0x0000_0002_540B_E400); 10_000];
-        let saved = fpenv::read();
-        fpenv::write(hostile);
-        let raw = reprosum_core::sum(&sub).unwrap();
-        fpenv::write(saved);
+        let saved = fpmode::control();
+        // SAFETY: as above; the plain core's sum runs in the mode on purpose (it is what
+        // this part shows to matter), the saved mode is written back before the unwrap.
+        let raw = unsafe {
+            fpmode::set_control(hostile);
+            let raw = reprosum_core::sum(&sub);
+            fpmode::set_control(saved);
+            raw
+        }
+        .unwrap();
         assert_ne!(
             raw.to_bits(),
             0x0000_5AF2_7880_0000,

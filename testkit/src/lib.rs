@@ -27,10 +27,14 @@
 #![cfg_attr(not(feature = "gen"), no_std)]
 #![warn(missing_docs)]
 
+mod format;
+pub mod fpmode;
 #[cfg(feature = "gen")]
 pub mod gen;
 pub mod model;
 pub mod mt;
+
+pub use format::TestFloat;
 
 use reprosum_core::Dtype;
 

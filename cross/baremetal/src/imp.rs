@@ -181,6 +181,54 @@ pub fn stack_pointer() -> usize {
     sp
 }
 
+extern "C" {
+    /// The top of the stack region (its first address past the end), from the linker script.
+    static __stack_top: u8;
+    /// The bottom of the stack region (the end of bss), from the linker script.
+    static __stack_limit: u8;
+}
+
+/// The word [`paint_stack`] fills the free stack with.
+const PAINT: u32 = 0x5EED_C0DE;
+
+/// The stack region: (lowest address, one past the highest).
+fn stack_region() -> (usize, usize) {
+    // Only the addresses of the linker-defined symbols are taken; nothing is read.
+    (
+        core::ptr::addr_of!(__stack_limit) as usize,
+        core::ptr::addr_of!(__stack_top) as usize,
+    )
+}
+
+/// Fills the free part of the stack region (from its bottom to 256 bytes below the current
+/// stack pointer) with a pattern, so that [`stack_use`] can tell later how deep the stack
+/// went. Call it once, early.
+#[inline(never)]
+pub fn paint_stack() {
+    let (lo, _) = stack_region();
+    let hi = stack_pointer().saturating_sub(256);
+    let mut a = (lo + 3) & !3;
+    while a + 4 <= hi {
+        // SAFETY: the words between the end of bss and below the stack pointer are free RAM
+        // that no object lives in (the stack grows down into it later), aligned.
+        unsafe { core::ptr::write_volatile(a as *mut u32, PAINT) };
+        a += 4;
+    }
+}
+
+/// (The most stack used since [`paint_stack`], the size of the stack region), in bytes:
+/// the distance from the top of the region to the lowest word no longer painted.
+pub fn stack_use() -> (usize, usize) {
+    let (lo, top) = stack_region();
+    let mut a = (lo + 3) & !3;
+    // SAFETY: reads aligned words of the free stack region, below the stack pointer (the
+    // words of this frame are above it).
+    while a + 4 <= top && unsafe { core::ptr::read_volatile(a as *const u32) } == PAINT {
+        a += 4;
+    }
+    (top - a, top - lo)
+}
+
 extern "Rust" {
     /// The program's entry point, defined by [`entry!`].
     fn __reprosum_baremetal_main() -> u32;
@@ -266,14 +314,17 @@ core::arch::global_asm!(
     ".thumb_func",
     "reprosum_reset:",
     FPU_ENABLE!(),
-    // Copy .data from its load address.
+    // Copy .data from its load address. (16-bit Thumb instructions only, no post-indexed
+    // loads and stores, so that the same code runs on the Cortex-M0's ARMv6-M.)
     "    ldr r0, =__sdata",
     "    ldr r1, =__edata",
     "    ldr r2, =__sidata",
     "1:  cmp r0, r1",
     "    bhs 2f",
-    "    ldr r3, [r2], #4",
-    "    str r3, [r0], #4",
+    "    ldr r3, [r2]",
+    "    str r3, [r0]",
+    "    adds r2, r2, #4",
+    "    adds r0, r0, #4",
     "    b 1b",
     // Zero .bss.
     "2:  ldr r0, =__sbss",
@@ -281,7 +332,8 @@ core::arch::global_asm!(
     "    movs r2, #0",
     "3:  cmp r0, r1",
     "    bhs 4f",
-    "    str r2, [r0], #4",
+    "    str r2, [r0]",
+    "    adds r0, r0, #4",
     "    b 3b",
     "4:  bl reprosum_baremetal_start",
     "    b 4b",

@@ -15,19 +15,29 @@ reprosum_baremetal::entry!(bare_main);
 
 #[cfg(target_os = "none")]
 fn bare_main() -> u32 {
-    let mut line = [0u8; 256];
-    let force_fail = reprosum_baremetal::cmdline(&mut line).is_some_and(|c| {
-        c.split_ascii_whitespace()
-            .any(|a| a == "force-fail" || a == "--force-fail")
-    });
+    reprosum_baremetal::paint_stack();
+    let force_fail = force_fail();
     let mut console = reprosum_baremetal::Console::new();
     let opts = Options {
         force_fail,
         clock: Some(reprosum_baremetal::clock_ms),
+        stack: Some(reprosum_baremetal::stack_use),
     };
     let failed = suite::run(&mut console, opts);
     console.flush();
     u32::from(failed != 0)
+}
+
+/// Whether the semihosting command line asks for the force-fail self-check. (Not inlined:
+/// its buffer is off the stack for the run.)
+#[cfg(target_os = "none")]
+#[inline(never)]
+fn force_fail() -> bool {
+    let mut line = [0u8; 256];
+    reprosum_baremetal::cmdline(&mut line).is_some_and(|c| {
+        c.split_ascii_whitespace()
+            .any(|a| a == "force-fail" || a == "--force-fail")
+    })
 }
 
 /// Milliseconds since the first call.
@@ -56,6 +66,7 @@ fn main() {
     let opts = Options {
         force_fail,
         clock: Some(clock_ms),
+        stack: None,
     };
     let failed = suite::run(&mut out, opts);
     let _ = out.0.flush();

@@ -26,29 +26,58 @@
 //!   `cumsum_in_place*`, and `add_running` / `add_running_in_place` on chunks, every
 //!   prefix compared.
 //!
-//! Every comparison is of bit patterns. The run ends with the line `N passed, M failed`.
+//! Every comparison is of bit patterns. On bare metal the stack the run used is measured
+//! and checked to have stayed in its region. The run ends with the line `N passed, M
+//! failed`.
+//!
+//! On the Cortex-M0 (`thumbv6m-none-eabi`, the micro:bit's 256 KiB of flash and 16 KiB of
+//! RAM; `cfg(reprosum_small)`, set by build.rs) the same checks run on less: the core
+//! vectors of at most 32 values (86 of the 169 cases, every class and every fold; build.rs
+//! writes them), `Accumulator<T, K>` at the default fold 3 only, a buffer of 32 values
+//! (`add_slice` chunks of 1 to 32 values; the whole-slice functions on inputs of at most
+//! 32 values) and the two block-deposit paths the target has, so that the stack fits.
 
 use core::fmt::Write;
 
 use reprosum_core::encoding::MAX_ENCODED_LEN;
 use reprosum_core::simd::{self, Path};
 use reprosum_core::{Accumulator, Dtype, DynAccumulator, Encoded, Error, Float};
-use reprosum_testkit::{cases, Case, CORE_VECTORS, KNOWN_ANSWERS};
+use reprosum_testkit::{cases, Case, KNOWN_ANSWERS};
+
+/// The core vectors this build runs: all of them.
+#[cfg(not(reprosum_small))]
+const CORE_VECTORS: &str = reprosum_testkit::CORE_VECTORS;
+/// The core vectors this build runs: on the Cortex-M0, the cases of at most 32 values.
+#[cfg(reprosum_small)]
+const CORE_VECTORS: &str = include_str!(concat!(env!("OUT_DIR"), "/core_vectors_small.txt"));
 
 /// Elements of the input buffer (and of the cumulative-sum output buffer): the largest
 /// core-vectors case (4133 values) fits, so every such case also runs the whole-slice
 /// functions.
+#[cfg(not(reprosum_small))]
 pub const BUF_LEN: usize = 4608;
+/// Elements of the input buffer on the Cortex-M0: every case of its core vectors fits.
+#[cfg(reprosum_small)]
+pub const BUF_LEN: usize = 32;
 
 /// The lengths `add_slice` is called with, in turn: across the f32 (512) and f64 (2048)
 /// endurance, so that the block path renormalises inside and between calls.
+#[cfg(not(reprosum_small))]
 const CHUNKS: [usize; 8] = [1, 3, 511, 513, 2047, 2049, 4, 600];
+/// The lengths `add_slice` is called with on the Cortex-M0 (at most the buffer).
+#[cfg(reprosum_small)]
+const CHUNKS: [usize; 8] = [1, 3, 15, 17, 31, 32, 4, 25];
 
 /// At most this many failure lines are printed (all failures are counted).
 const MAX_FAIL_LINES: u64 = 60;
 
-/// Number of block-deposit paths the core knows.
+/// Number of block-deposit paths the suite keeps accumulators for: every path the core
+/// knows (only those this target runs are used).
+#[cfg(not(reprosum_small))]
 const NPATH: usize = Path::ALL.len();
+/// On the Cortex-M0: its two paths (portable and scalar), to save RAM.
+#[cfg(reprosum_small)]
+const NPATH: usize = 2;
 
 /// What the suite should do.
 #[derive(Clone, Copy, Debug, Default)]
@@ -59,7 +88,14 @@ pub struct Options {
     /// A clock in milliseconds (host time; on bare metal, semihosting's `SYS_CLOCK`), to
     /// print how long the big cases and each file took.
     pub clock: Option<fn() -> u64>,
+    /// (Bytes of stack used at most, bytes of the stack region), on bare metal: printed, and
+    /// checked to leave at least `STACK_MARGIN` bytes of the region untouched.
+    pub stack: Option<fn() -> (usize, usize)>,
 }
+
+/// Bytes of the stack region that must never have been touched (else the stack may have
+/// overflowed into the data below it).
+const STACK_MARGIN: usize = 64;
 
 /// The block-deposit paths this target runs: the default (detected) one first.
 #[derive(Clone, Copy)]
@@ -386,11 +422,15 @@ struct Feeds<A> {
 }
 
 impl<A: Copy> Feeds<A> {
-    fn new(a: A) -> Self {
+    /// Copies of `a`. Not inlined: built in this frame and written once into the caller's
+    /// (inlined, the array copies took a second, temporary copy of the whole struct there:
+    /// 4 KB more at the peak of the Cortex-M0's stack).
+    #[inline(never)]
+    fn new(a: &A) -> Self {
         Feeds {
-            one: a,
-            chunked: [a; NPATH],
-            parts: [a; 3],
+            one: *a,
+            chunked: [*a; NPATH],
+            parts: [*a; 3],
             errors: 0,
             cum_bad: None,
         }
@@ -424,6 +464,7 @@ impl<A: Copy> Feeds<A> {
 }
 
 /// Runs every check of one case through the forms `A` and `B` (the inputs are read once).
+#[inline(never)]
 fn run_case<T: Float, A: Acc<T>, B: Acc<T>>(
     r: &mut Report<'_>,
     sp: &SimdPaths,
@@ -441,11 +482,34 @@ fn run_case<T: Float, A: Acc<T>, B: Acc<T>>(
         r.check(false, at, "new accumulators at the case's fold");
         return;
     };
-    let mut fa = Feeds::new(a);
-    let mut fb = Feeds::new(b);
+    let mut fa = Feeds::new(&a);
+    let mut fb = Feeds::new(&b);
     let whole = n <= buf.len();
+    let (seen, cum_extra) = feed(sp, case, buf, &mut fa, &mut fb);
+    let want = case.sum ^ core::mem::take(&mut r.corrupt);
+    r.check(seen == n, at, "number of inputs");
+    let xs = if whole && seen == n { buf.get(..seen) } else { None };
+    finish(r, sp, case, &fa, want, cum_extra, xs, out);
+    finish(r, sp, case, &fb, want, cum_extra, xs, out);
+}
 
-    // One pass over the inputs: per-value adds and prefix sums; chunks for add_slice.
+/// One pass over the inputs of a case into both forms' accumulators: per-value adds and
+/// prefix sums; chunks for add_slice. Returns the number of inputs seen and, if the case has
+/// a cumulative sum, whether it has more prefixes than inputs.
+///
+/// Not inlined (nor are [`run_case`], [`finish`] and its parts), so that the input stream
+/// (the generator state of a generated input) and the checks' temporaries are not on the
+/// stack at the same time: the Cortex-M0 has 16 KiB of RAM.
+#[inline(never)]
+fn feed<T: Float, A: Acc<T>, B: Acc<T>>(
+    sp: &SimdPaths,
+    case: &Case<'_>,
+    buf: &mut [T],
+    fa: &mut Feeds<A>,
+    fb: &mut Feeds<B>,
+) -> (usize, Option<bool>) {
+    let n = case.len();
+    let whole = n <= buf.len();
     let mut cum = case.cumsum();
     let mut seen = 0usize;
     let mut fill = 0usize;
@@ -484,22 +548,18 @@ fn run_case<T: Float, A: Acc<T>, B: Acc<T>>(
         fa.add_chunk(sp, turn, &buf[..fill]);
         fb.add_chunk(sp, turn, &buf[..fill]);
     }
-    let cum_extra = cum.as_mut().map(|c| c.next().is_some());
-    let want = case.sum ^ core::mem::take(&mut r.corrupt);
-    r.check(seen == n, at, "number of inputs");
-    let xs = if whole && seen == n { buf.get(..seen) } else { None };
-    finish(r, sp, case, fa, want, cum_extra, xs, out);
-    finish(r, sp, case, fb, want, cum_extra, xs, out);
+    (seen, cum.as_mut().map(|c| c.next().is_some()))
 }
 
 /// The checks of one form after the pass over the inputs. `whole` is the whole input when
 /// it fit the buffer.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn finish<T: Float, A: Acc<T>>(
     r: &mut Report<'_>,
     sp: &SimdPaths,
     case: &Case<'_>,
-    f: Feeds<A>,
+    f: &Feeds<A>,
     want: u64,
     cum_extra: Option<bool>,
     whole: Option<&[T]>,
@@ -536,39 +596,88 @@ fn finish<T: Float, A: Acc<T>>(
     // The byte encoding: equal to the x86-64 bytes where the case has them, else equal
     // across paths; decoding gives the sum back and re-encodes to the same bytes.
     let mut eb = [0u8; MAX_ENCODED_LEN + 1];
-    let e_one = f.one.encode();
-    let reference: &[u8] = match expected_bytes(case, &mut eb) {
-        Some(len) => {
-            let x86 = &eb[..len];
-            r.check(e_one.as_bytes() == x86, at, "to_bytes (add) == x86-64 bytes");
-            x86
-        }
-        None => e_one.as_bytes(),
-    };
-    match A::decode(reference) {
-        Ok(d) => {
-            r.bits(at, "from_bytes, value", d.value().bits(), want);
-            r.check(
-                d.encode().as_bytes() == reference,
-                at,
-                "from_bytes, to_bytes again",
-            );
-        }
-        Err(e) => {
-            r.check(false, at, "from_bytes");
-            r.detail(format_args!("error: {e}"));
-        }
-    }
+    let len = reference_bytes(r, case, at, &f.one, want, &mut eb);
+    let reference = &eb[..len.min(eb.len())];
 
     // add_slice on chunks, per block-deposit path.
     for (acc, &p) in f.chunked.iter().zip(sp.paths()) {
         let at = At { simd: p.name(), ..at };
         r.bits(at, "add_slice on chunks", acc.value().bits(), want);
         r.bits(at, "count (add_slice)", acc.count(), n);
-        r.check(acc.encode().as_bytes() == reference, at, "to_bytes (add_slice)");
+        r.check(encodes_to(acc, reference), at, "to_bytes (add_slice)");
     }
 
-    // Merges of the three parts (built on the paths in turn), in two orders.
+    merges(r, at, f, want, n, reference);
+
+    // The whole-slice functions, when the input fits the buffer, on every path.
+    let Some(xs) = whole else { return };
+    for &p in sp.paths() {
+        sp.use_path(p);
+        whole_slice::<T, A>(r, case, At { simd: p.name(), ..at }, xs, out, want);
+    }
+    sp.restore();
+}
+
+/// Whether `a` encodes to `bytes`.
+#[inline(never)]
+fn encodes_to<T: Float, A: Acc<T>>(a: &A, bytes: &[u8]) -> bool {
+    a.encode().as_bytes() == bytes
+}
+
+/// The bytes the accumulators of a case must encode to, in `eb` (its length returned):
+/// the case's x86-64 bytes, checked against `one`'s encoding, or where the case has none,
+/// `one`'s encoding. Also checks that decoding them gives the sum back and encodes back to
+/// the same bytes.
+#[inline(never)]
+fn reference_bytes<T: Float, A: Acc<T>>(
+    r: &mut Report<'_>,
+    case: &Case<'_>,
+    at: At<'_>,
+    one: &A,
+    want: u64,
+    eb: &mut [u8; MAX_ENCODED_LEN + 1],
+) -> usize {
+    let e_one = one.encode();
+    let len = match expected_bytes(case, eb) {
+        Some(len) => {
+            r.check(
+                e_one.as_bytes() == &eb[..len],
+                at,
+                "to_bytes (add) == x86-64 bytes",
+            );
+            len
+        }
+        None => {
+            let e = e_one.as_bytes();
+            let len = e.len().min(eb.len());
+            eb[..len].copy_from_slice(&e[..len]);
+            len
+        }
+    };
+    let reference = &eb[..len];
+    match A::decode(reference) {
+        Ok(d) => {
+            r.bits(at, "from_bytes, value", d.value().bits(), want);
+            r.check(encodes_to(&d, reference), at, "from_bytes, to_bytes again");
+        }
+        Err(e) => {
+            r.check(false, at, "from_bytes");
+            r.detail(format_args!("error: {e}"));
+        }
+    }
+    len
+}
+
+/// Merges of the three parts of `f` (built on the paths in turn), in two orders.
+#[inline(never)]
+fn merges<T: Float, A: Acc<T>>(
+    r: &mut Report<'_>,
+    at: At<'_>,
+    f: &Feeds<A>,
+    want: u64,
+    n: u64,
+    reference: &[u8],
+) {
     let at_m = At { simd: "mixed", ..at };
     let mut merged = f.parts[0];
     let mut merge_errors = u32::from(merged.merge(&f.parts[1]).is_err());
@@ -585,23 +694,16 @@ fn finish<T: Float, A: Acc<T>>(
     );
     r.bits(at_m, "merge in the other order", merged_rev.value().bits(), want);
     r.bits(at_m, "count (merge)", merged.count(), n);
-    r.check(merged.encode().as_bytes() == reference, at_m, "to_bytes (merge)");
+    r.check(encodes_to(&merged, reference), at_m, "to_bytes (merge)");
     r.check(
-        merged_rev.encode().as_bytes() == reference,
+        encodes_to(&merged_rev, reference),
         at_m,
         "to_bytes (merge, other order)",
     );
-
-    // The whole-slice functions, when the input fits the buffer, on every path.
-    let Some(xs) = whole else { return };
-    for &p in sp.paths() {
-        sp.use_path(p);
-        whole_slice::<T, A>(r, case, At { simd: p.name(), ..at }, xs, out, want);
-    }
-    sp.restore();
 }
 
 /// The whole-slice sums and cumulative sums of one form on the selected path.
+#[inline(never)]
 fn whole_slice<T: Float, A: Acc<T>>(
     r: &mut Report<'_>,
     case: &Case<'_>,
@@ -712,13 +814,20 @@ fn run_file(r: &mut Report<'_>, sp: &SimdPaths, text: &str, b: &mut Buffers, sma
         let t0 = r.now();
         // `Accumulator<T, K>` at the folds of most cases (each instantiation costs seconds
         // of build time); `DynAccumulator` at every fold.
+        // On the Cortex-M0, at the default fold only (for its flash).
         let ran = match case.dtype {
+            #[cfg(not(reprosum_small))]
             Dtype::F64 => {
                 const_fold!(f64, r, sp, &case, &mut b.in64, &mut b.out64; 2 3 4 6 21 52)
             }
+            #[cfg(not(reprosum_small))]
             Dtype::F32 => {
                 const_fold!(f32, r, sp, &case, &mut b.in32, &mut b.out32; 2 3 4 6 21)
             }
+            #[cfg(reprosum_small)]
+            Dtype::F64 => const_fold!(f64, r, sp, &case, &mut b.in64, &mut b.out64; 3),
+            #[cfg(reprosum_small)]
+            Dtype::F32 => const_fold!(f32, r, sp, &case, &mut b.in32, &mut b.out32; 3),
             // A type this suite does not know (Dtype may grow): counted as a failure.
             #[allow(unreachable_patterns)]
             _ => {
@@ -800,6 +909,16 @@ pub fn run(out: &mut dyn Write, opts: Options) -> u64 {
             let _ = write!(r.out, " in {}.{:03} s", ms / 1000, ms % 1000);
         }
         let _ = writeln!(r.out);
+    }
+    if let Some(stack) = opts.stack {
+        let (used, size) = stack();
+        let _ = writeln!(r.out, "stack: {used} of {size} bytes used");
+        let at = At {
+            case: "the whole run",
+            form: "-",
+            simd: "",
+        };
+        r.check(used + STACK_MARGIN <= size, at, "the stack stayed in its region");
     }
     if r.failed > MAX_FAIL_LINES {
         let _ = writeln!(r.out, "({} more failures not printed)", r.failed - MAX_FAIL_LINES);
