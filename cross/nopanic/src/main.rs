@@ -16,10 +16,8 @@
 //! (under qemu on the Cortex-M4F, natively on x86-64) and checks a few results against each
 //! other; it exits 0.
 //!
-//! Not called (outside the claim): the `reference` module (a test model, to be replaced),
-//! and the derived `Debug` of the accumulators, which formats floats with `core`'s own
-//! float printing. With the feature `skip-from-bytes` (the opt-level "s" builds, see
-//! Cargo.toml) the `from_bytes` calls are left out.
+//! Not called (outside the claim): the derived `Debug` of the accumulators, which formats
+//! floats with `core`'s own float printing.
 //!
 //! With the feature `deliberate-index`, one `xs[i]` with an unknown `i` is added: the link
 //! must fail (run-all.sh checks that it does).
@@ -260,7 +258,6 @@ fn fixed<T: Float, const K: usize>(b: &mut Bufs<'_, T>, ck: &mut Check) {
     let e = a.to_bytes();
     sink(e.as_bytes().len() as u64 + e.len() as u64);
     let _ = write!(Out, "{e:?}");
-    #[cfg(not(feature = "skip-from-bytes"))]
     {
         match Accumulator::<T, K>::from_bytes(&e) {
             Ok(d) => ck.same(d.value().bits(), a.value().bits()),
@@ -321,7 +318,6 @@ fn dynamic<T: Float>(b: &mut Bufs<'_, T>, ck: &mut Check) {
     sink(a.value().bits());
     sink(a.count());
     let e = a.to_bytes();
-    #[cfg(not(feature = "skip-from-bytes"))]
     {
         match DynAccumulator::<T>::from_bytes(&e) {
             Ok(d) => ck.same(d.value().bits(), a.value().bits()),
@@ -334,8 +330,6 @@ fn dynamic<T: Float>(b: &mut Bufs<'_, T>, ck: &mut Check) {
             Err(x) => err(x),
         }
     }
-    #[cfg(feature = "skip-from-bytes")]
-    sink(e.len() as u64 + b.bytes.len() as u64);
     let s = keep_value(reprosum_core::sum_fold(xs, fold));
     keep_value(reprosum_core::sum_fold(xs, knob(&KNOBS.bad_fold)));
     keep(reprosum_core::cumsum_fold(xs, b.out, fold));
