@@ -89,8 +89,8 @@ pub trait Float:
 /// The binned format's parameters and helpers for one type: crate-private, the supertrait
 /// of [`Float`] (so every `T: Float` has them, and nothing outside this crate sees them).
 ///
-/// The constants are those of ReproBLAS (`DBWIDTH`, `SBWIDTH`, `binned.h`): see the
-/// notes in the repository's `REPROBLAS_NOTES.md` for where each comes from.
+/// The constants are those of ReproBLAS (`DBWIDTH`, `SBWIDTH`, `binned.h`); the format's
+/// specification, `docs/FORMAT.md` (section 1), says what each is.
 pub(crate) trait Format: Copy {
     /// Bytes of one value (8 / 4).
     const SIZE: usize;
