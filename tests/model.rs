@@ -16,6 +16,7 @@
 use reprosum::reprosum_core as core_api;
 use reprosum::{Accumulator, Dtype, DynAccumulator, Error, Options, Path};
 use reprosum_testkit::model::{self, capacity, endurance, Model, ModelFloat};
+use reprosum_testkit::SplitMix64 as Rng;
 use reprosum_testkit::{cases, KNOWN_ANSWERS};
 
 fn n_cases(default: usize) -> usize {
@@ -25,21 +26,15 @@ fn n_cases(default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// SplitMix64: a small seeded generator, so that a failure names its seed.
-#[derive(Clone)]
-struct Rng(u64);
+/// What the tests draw besides numbers.
+trait Draw {
+    /// One chance in `n`.
+    fn one_in(&mut self, n: u64) -> bool;
+    /// One of `xs`.
+    fn pick<'a, X>(&mut self, xs: &'a [X]) -> &'a X;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
+impl Draw for Rng {
     fn one_in(&mut self, n: u64) -> bool {
         self.below(n) == 0
     }
@@ -114,7 +109,7 @@ fn junk<T: ModelFloat>() -> T {
 /// One value of an input class, as bits.
 fn draw<T: ModelFloat>(r: &mut Rng, class: u64) -> u64 {
     let neg = r.one_in(2);
-    let mant = r.next();
+    let mant = r.next_u64();
     let maxf = max_field::<T>();
     let bias = bias::<T>();
     let mmask = (1u64 << (T::P - 1)) - 1;
@@ -148,7 +143,7 @@ fn draw<T: ModelFloat>(r: &mut Rng, class: u64) -> u64 {
         5 => {
             let i = r.below(T::M as u64 + 1) as i32;
             let g = T::G_EXP - T::W * i;
-            let t = r.next() >> (64 - 1 - r.below(T::P as u64 - 1));
+            let t = r.next_u64() >> (64 - 1 - r.below(T::P as u64 - 1));
             let n = (2 * t as i128 + 1) * if neg { -1 } else { 1 };
             model::exact_bits(n, g - 1, T::P, T::EXP_BITS).unwrap_or_else(|| draw::<T>(r, 0))
         }
@@ -268,7 +263,7 @@ fn plan<T: ModelFloat>(r: &mut Rng, n: usize) -> Plan {
     Plan {
         cuts,
         piece: *r.pick(&pieces::<T>()),
-        seed: r.next(),
+        seed: r.next_u64(),
     }
 }
 
@@ -931,7 +926,8 @@ fn random_state<T: F>(r: &mut Rng, k: usize) -> Model<T> {
     let mut s = vec![0i128; k];
     if !empty {
         for v in s.iter_mut() {
-            let wide = ((r.next() as i128) << 64 | r.next() as i128).rem_euclid(2 * limit + 1) - limit;
+            let wide =
+                ((r.next_u64() as i128) << 64 | r.next_u64() as i128).rem_euclid(2 * limit + 1) - limit;
             *v = match r.below(9) {
                 0 => 0,
                 1 => limit,
@@ -974,13 +970,13 @@ fn mutate<T: F>(r: &mut Rng, b: &mut Vec<u8>) {
                 T::EXP_BITS,
             )
             .unwrap(),
-            5 => make::<T>(r.one_in(2), r.below(max_field::<T>() + 1), r.next()),
+            5 => make::<T>(r.one_in(2), r.below(max_field::<T>() + 1), r.next_u64()),
             _ => model::exact_bits(n, r.below(5) as i32, T::P, T::EXP_BITS).unwrap(),
         }
     };
     for _ in 0..1 + r.below(2) {
         if b.len() < 20 {
-            b.push(r.next() as u8);
+            b.push(r.next_u64() as u8);
             continue;
         }
         let n = b.len() as u64;
@@ -993,7 +989,7 @@ fn mutate<T: F>(r: &mut Rng, b: &mut Vec<u8>) {
             }
             2 => {
                 let cap = capacity::<T>();
-                let (any, small) = (r.next(), r.below(100));
+                let (any, small) = (r.next_u64(), r.below(100));
                 let c = *r.pick(&[0, 1, 2, 3, cap, cap + 1, cap - 1, u64::MAX, any, small]);
                 b[8..16].copy_from_slice(&c.to_le_bytes());
             }
@@ -1003,7 +999,7 @@ fn mutate<T: F>(r: &mut Rng, b: &mut Vec<u8>) {
             }
             4 => {
                 b[7] = if r.one_in(4) {
-                    r.next() as u8
+                    r.next_u64() as u8
                 } else {
                     r.below(8) as u8
                 }
@@ -1033,7 +1029,7 @@ fn mutate<T: F>(r: &mut Rng, b: &mut Vec<u8>) {
             8 => b[6] = *r.pick(&[0, 1, 2, 3, 21, 22, 52, 53, 255]),
             9 => match r.below(3) {
                 0 => b.truncate(r.below(n) as usize),
-                1 => b.push(r.next() as u8),
+                1 => b.push(r.next_u64() as u8),
                 _ => b.truncate(n as usize - 1),
             },
             10 => {
@@ -1042,7 +1038,7 @@ fn mutate<T: F>(r: &mut Rng, b: &mut Vec<u8>) {
             }
             _ => {
                 let i = r.below(n) as usize;
-                b[i] = r.next() as u8;
+                b[i] = r.next_u64() as u8;
             }
         }
     }
@@ -1065,7 +1061,7 @@ fn decoding<T: F>(seed: u64) -> (usize, usize) {
         let mut b: Vec<u8> = match r.below(5) {
             0 => {
                 let n = r.below(100);
-                (0..n).map(|_| r.next() as u8).collect()
+                (0..n).map(|_| r.next_u64() as u8).collect()
             }
             1 => {
                 let mut m = Model::<T>::new(k).unwrap();

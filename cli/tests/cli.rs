@@ -49,33 +49,10 @@ impl Drop for TempDir {
     }
 }
 
+/// Runs the binary with `stdin` as its input. Every run has a time limit (`run_timed`), so
+/// a command that hangs fails its test instead of hanging the suite.
 fn run_with(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the reprosum binary");
-    // The command streams: it may write output before it has read all its input, so the
-    // input is written from another thread while the output is read.
-    let writer = stdin.map(|bytes| {
-        let mut pipe = child.stdin.take().unwrap();
-        let bytes = bytes.to_vec();
-        std::thread::spawn(move || {
-            // The command may stop reading early (an error): a closed pipe is fine.
-            let _ = pipe.write_all(&bytes);
-        })
-    });
-    let out = child.wait_with_output().unwrap();
-    if let Some(w) = writer {
-        w.join().unwrap();
-    }
-    out
+    run_timed(args, stdin, 300)
 }
 
 fn run(args: &[&str]) -> Output {
@@ -791,7 +768,8 @@ fn device_option() {
 // ---------------------------------------------------------------- hostile and mistaken input
 
 /// Runs the binary and kills it after `secs` seconds: a hang fails the test instead of
-/// hanging the run.
+/// hanging the run. The command streams (it may write output before it has read all its
+/// input), so the input is written, and the output read, by threads.
 fn run_timed(args: &[&str], stdin: Option<&[u8]>, secs: u64) -> Output {
     let mut child = Command::new(BIN)
         .args(args)

@@ -1,8 +1,10 @@
-//! The format parameters that tests and generators build inputs with, restated here from
-//! their definitions (IEEE 754 binary64 / binary32, and ReproBLAS's bin width and
-//! endurance) rather than taken from the core, whose own copies are private to it.
+//! The format parameters that tests and generators build inputs with, derived from the
+//! model's statement of them (`crate::model::ModelFloat`) rather than taken from the core,
+//! whose own copies are private to it.
 
 use reprosum_core::Float;
+
+use crate::model::ModelFloat;
 
 /// `f64` or `f32`, with the parameters a test needs to draw values of every class.
 pub trait TestFloat: Float {
@@ -23,29 +25,18 @@ pub trait TestFloat: Float {
     fn from_f64_round(v: f64) -> Self;
 }
 
-impl TestFloat for f64 {
-    const MANT_BITS: u32 = 52;
-    const MAX_EXP_FIELD: u64 = 2046;
-    const INF_BITS: u64 = 0x7FF0_0000_0000_0000;
-    const BIN_WIDTH: u32 = 40;
-    const MAX_INDEX: usize = 51;
-    const ENDURANCE: u32 = 2048;
+/// Derived from the one statement of the parameters in this crate, the model's
+/// (`ModelFloat`, `docs/FORMAT.md` section 1).
+impl<T: Float + ModelFloat> TestFloat for T {
+    const MANT_BITS: u32 = T::P - 1;
+    const MAX_EXP_FIELD: u64 = (1 << T::EXP_BITS) - 2;
+    const INF_BITS: u64 = ((1 << T::EXP_BITS) - 1) << (T::P - 1);
+    const BIN_WIDTH: u32 = T::W as u32;
+    const MAX_INDEX: usize = T::M;
+    const ENDURANCE: u32 = 1 << (T::P as i32 - T::W - 2);
 
     fn from_f64_round(v: f64) -> Self {
-        v
-    }
-}
-
-impl TestFloat for f32 {
-    const MANT_BITS: u32 = 23;
-    const MAX_EXP_FIELD: u64 = 254;
-    const INF_BITS: u64 = 0x7F80_0000;
-    const BIN_WIDTH: u32 = 13;
-    const MAX_INDEX: usize = 20;
-    const ENDURANCE: u32 = 512;
-
-    fn from_f64_round(v: f64) -> Self {
-        v as f32
+        T::round_from_f64(v)
     }
 }
 
@@ -62,5 +53,7 @@ mod tests {
         assert_eq!(<f32 as TestFloat>::INF_BITS, u64::from(f32::INFINITY.to_bits()));
         assert_eq!(f64::MAX_EXP_FIELD, f64::MAX.to_bits() >> 52);
         assert_eq!(f32::MAX_EXP_FIELD, u64::from(f32::MAX.to_bits() >> 23));
+        assert_eq!((f64::BIN_WIDTH, f64::MAX_INDEX, f64::ENDURANCE), (40, 51, 2048));
+        assert_eq!((f32::BIN_WIDTH, f32::MAX_INDEX, f32::ENDURANCE), (13, 20, 512));
     }
 }

@@ -9,6 +9,7 @@
 use core::fmt::Write;
 
 use crate::model::{endurance, width, Model, ModelFloat};
+use crate::SplitMix64 as Rng;
 
 fn strip(h: &str) -> String {
     h.trim_start_matches("0x").to_ascii_uppercase()
@@ -65,22 +66,6 @@ pub fn known_answers_txt(json: &str) -> String {
     out
 }
 
-/// SplitMix64: a small, fixed, portable generator for the vectors' inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
 /// The input classes, each spanning part of the exponent range.
 pub const CLASSES: [&str; 9] = [
     "unit",
@@ -112,22 +97,22 @@ fn draw<T: ModelFloat>(rng: &mut Rng, class: &str, i: usize, prev: &[u64]) -> u6
     let bias = max_field.div_ceil(2);
     let sign_bit = 1u64 << (mant_bits + T::EXP_BITS);
     let inf_bits = (max_field + 1) << mant_bits;
-    let sign = |r: &mut Rng| if r.next() & 1 == 1 { sign_bit } else { 0 };
+    let sign = |r: &mut Rng| if r.next_u64() & 1 == 1 { sign_bit } else { 0 };
     let make = |s: u64, field: u64, mant: u64| s | (field << mant_bits) | (mant & mant_mask);
     match class {
-        "unit" => make(0, bias - 1 - rng.below(12), rng.next()),
-        "signed_wide" => make(sign(rng), rng.below(max_field + 1), rng.next()),
-        "near_overflow" => make(sign(rng), max_field - rng.below(6), rng.next()),
+        "unit" => make(0, bias - 1 - rng.below(12), rng.next_u64()),
+        "signed_wide" => make(sign(rng), rng.below(max_field + 1), rng.next_u64()),
+        "near_overflow" => make(sign(rng), max_field - rng.below(6), rng.next_u64()),
         "subnormal" => match rng.below(4) {
-            0 => make(sign(rng), 1, rng.next()),
+            0 => make(sign(rng), 1, rng.next_u64()),
             1 => make(sign(rng), 0, rng.below(16)),
-            _ => make(sign(rng), 0, rng.next()),
+            _ => make(sign(rng), 0, rng.next_u64()),
         },
         "cancel" => {
             if i % 2 == 1 && rng.below(8) != 0 {
                 prev[i - 1] ^ sign_bit
             } else {
-                make(sign(rng), rng.below(max_field + 1), rng.next())
+                make(sign(rng), rng.below(max_field + 1), rng.next_u64())
             }
         }
         "bin_edges" => {
@@ -140,7 +125,7 @@ fn draw<T: ModelFloat>(rng: &mut Rng, class: &str, i: usize, prev: &[u64]) -> u6
             let mant = match rng.below(3) {
                 0 => rng.below(4),
                 1 => mant_mask - rng.below(4),
-                _ => rng.next(),
+                _ => rng.next_u64(),
             };
             make(sign(rng), field, mant)
         }
@@ -148,19 +133,19 @@ fn draw<T: ModelFloat>(rng: &mut Rng, class: &str, i: usize, prev: &[u64]) -> u6
             0 => make(sign(rng), max_field + 1, 1 + rng.below(mant_mask)),
             1 => inf_bits,
             2 => inf_bits | sign_bit,
-            3 => make(sign(rng), max_field, rng.next()),
-            _ => make(sign(rng), bias + rng.below(20), rng.next()),
+            3 => make(sign(rng), max_field, rng.next_u64()),
+            _ => make(sign(rng), bias + rng.below(20), rng.next_u64()),
         },
         "zeros" => match rng.below(4) {
             0 => 0,
             1 => sign_bit,
             2 => make(sign(rng), 0, 1 + rng.below(3)),
-            _ => make(sign(rng), bias - rng.below(3), rng.next()),
+            _ => make(sign(rng), bias - rng.below(3), rng.next_u64()),
         },
         _ => {
             // few_windows: three magnitudes far apart.
             let field = [max_field - 2, bias, 3][rng.below(3) as usize];
-            make(sign(rng), field, rng.next())
+            make(sign(rng), field, rng.next_u64())
         }
     }
 }

@@ -36,6 +36,27 @@ pub mod mt;
 
 pub use format::TestFloat;
 
+/// SplitMix64: a small, fixed, portable generator (seeded, so a failure names its seed),
+/// for the vectors' inputs and the randomised tests.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`0` when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+}
+
 use reprosum_core::Dtype;
 
 /// The known answers (`tests/vectors/known_answers.json`), in the vectors format.
