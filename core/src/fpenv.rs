@@ -10,10 +10,20 @@
 
 /// Saves the floating-point control register, sets round-to-nearest with subnormals kept
 /// and exceptions masked, and restores the saved register when dropped.
+///
+/// The register belongs to a thread, so a guard cannot be sent to another thread (its drop
+/// would write one thread's saved mode into another's register):
+///
+/// ```compile_fail
+/// let g = reprosum_core::fpenv::IeeeGuard::new();
+/// std::thread::spawn(move || drop(g));
+/// ```
 #[must_use = "the standard mode holds only while the guard lives"]
 pub struct IeeeGuard {
     #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
     saved: u64,
+    /// Neither `Send` nor `Sync`: the guard restores the register of the thread that made it.
+    _thread: core::marker::PhantomData<*const ()>,
 }
 
 impl IeeeGuard {
@@ -22,7 +32,10 @@ impl IeeeGuard {
     pub fn new() -> Self {
         let saved = read();
         write(standard(saved));
-        IeeeGuard { saved }
+        IeeeGuard {
+            saved,
+            _thread: core::marker::PhantomData,
+        }
     }
 }
 
