@@ -106,7 +106,7 @@ impl From<reprosum_gpu::GpuError> for DeviceError {
 ///
 /// # Errors
 /// [`DeviceError::Core`] as for [`crate::sum_fold`]; [`DeviceError::NotBuilt`] for a back end
-/// this build lacks; [`DeviceError::Gpu`] (feature `cuda`) when the device cannot be used.
+/// this build lacks; `DeviceError::Gpu` (features `cuda`, `hip`) when the device cannot be used.
 pub fn sum_on<T: Float>(device: Device, xs: &[T], fold: usize) -> Result<T, DeviceError> {
     // A bad fold is refused first, whatever the device.
     crate::DynAccumulator::<T>::new(fold)?;
