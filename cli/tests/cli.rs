@@ -713,20 +713,8 @@ fn device_option() {
         &data.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
     );
     let want = format!("0x{:016X}", reprosum::sum_fold(&data, 3).unwrap().to_bits());
-    let cpu = ok(&[
-        "sum",
-        p(&input),
-        "--dtype",
-        "f64",
-        "--format",
-        "raw",
-        "--bits",
-        "--device",
-        "cpu",
-    ]);
-    assert_eq!(cpu.trim(), want);
-    for dev in ["cuda", "cuda:1", "hip"] {
-        let o = run(&[
+    let args = |dev| {
+        [
             "sum",
             p(&input),
             "--dtype",
@@ -736,7 +724,12 @@ fn device_option() {
             "--bits",
             "--device",
             dev,
-        ]);
+        ]
+    };
+    let cpu = ok(&args("cpu"));
+    assert_eq!(cpu.trim(), want);
+    for dev in ["cuda", "cuda:1", "hip"] {
+        let o = run(&args(dev));
         if o.status.success() {
             // A machine with that GPU: the same bits.
             assert_eq!(stdout(&o).trim(), want, "{dev}");
