@@ -223,6 +223,12 @@ typedef struct adn_acc_f32 {
  */
 #define ADN_INVALID_POINTER 15
 
+/**
+ * An MPI call failed (`include/reprosum_mpi.h`, which maps an MPI error code to this; the
+ * library itself makes no MPI calls).
+ */
+#define ADN_MPI_ERROR 16
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

@@ -45,6 +45,9 @@ pub const ADN_MISALIGNED: adn_status = 14;
 /// A GPU entry point got memory it cannot use: input and output in different memories
 /// (host and device, or two devices).
 pub const ADN_INVALID_POINTER: adn_status = 15;
+/// An MPI call failed (`include/reprosum_mpi.h`, which maps an MPI error code to this; the
+/// library itself makes no MPI calls).
+pub const ADN_MPI_ERROR: adn_status = 16;
 
 /// The message of a status code. The text is static (never freed by the caller); an
 /// unknown code gets a text too, so the result is never NULL.
@@ -74,6 +77,7 @@ pub(crate) fn message(status: adn_status) -> &'static core::ffi::CStr {
         ADN_NOT_INITIALIZED => c"accumulator not initialized",
         ADN_MISALIGNED => c"pointer not aligned for its type",
         ADN_INVALID_POINTER => c"memory the device cannot use (input and output in different memories)",
+        ADN_MPI_ERROR => c"an MPI call failed",
         _ => c"unknown status code",
     }
 }

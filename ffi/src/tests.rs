@@ -271,6 +271,7 @@ fn status_strings() {
         ADN_NOT_INITIALIZED,
         ADN_MISALIGNED,
         ADN_INVALID_POINTER,
+        ADN_MPI_ERROR,
     ];
     let text = |s| {
         let p = adn_status_string(s);

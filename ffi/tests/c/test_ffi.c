@@ -441,6 +441,7 @@ static void test_statuses(void) {
         {ADN_NOT_INITIALIZED, "ADN_NOT_INITIALIZED"},
         {ADN_MISALIGNED, "ADN_MISALIGNED"},
         {ADN_INVALID_POINTER, "ADN_INVALID_POINTER"},
+        {ADN_MPI_ERROR, "ADN_MPI_ERROR"},
     };
     size_t ncodes = sizeof codes / sizeof codes[0];
     const char *unknown = adn_status_string(-1);
