@@ -316,6 +316,46 @@ adn_status adn_cumsum_f64_fold(const double *input, double *out, size_t n, unsig
 adn_status adn_cumsum_f32_fold(const float *input, float *out, size_t n, unsigned int fold);
 
 /**
+ * Sets the number of threads `adn_sum_*`, `adn_cumsum_*` and `adn_acc_*_add_array` use:
+ * `n` threads, 1 for the calling thread only, or 0 for the default (the environment
+ * variable `ADN_NUM_THREADS` if it is a positive number, else the number of cores the
+ * process may run on: its CPU affinity). The threads start here; `ADN_OUT_OF_MEMORY`, with
+ * the previous setting kept, if the system refuses them. The bits of every result are the
+ * same for every thread count.
+ */
+adn_status adn_set_num_threads(unsigned int n);
+
+/**
+ * The number of threads a call uses (at least 1): the last `adn_set_num_threads` value
+ * above 0, else the default.
+ */
+unsigned int adn_get_num_threads(void);
+
+/**
+ * The reproducible cumulative sum of `n` doubles continued from `*start`: `out[i]` gets the
+ * bits of the value of `*start` merged with `input[0]` to `input[i]`, at `*start`'s fold.
+ * `*start` is only read. With `MPI_Exscan` of the ranks' accumulators as `start`, each
+ * rank's slice of a distributed cumulative sum has the bits of the one-process one.
+ *
+ * `input == out` computes in place; any other overlap is `ADN_OVERLAP`. The capacity counts
+ * what `*start` holds. Every check happens before anything is written.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f64`; `input` to `n` readable doubles and `out` to
+ * `n` writable doubles (or `n == 0`).
+ */
+adn_status adn_cumsum_f64_from(const struct adn_acc_f64 *start, const double *input, double *out, size_t n);
+
+/**
+ * The float twin of `adn_cumsum_f64_from`.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f32`; `input` to `n` readable floats and `out` to
+ * `n` writable floats (or `n == 0`).
+ */
+adn_status adn_cumsum_f32_from(const struct adn_acc_f32 *start, const float *input, float *out, size_t n);
+
+/**
  * Sets up an empty double accumulator of fold `fold` (2 to 52; `ADN_DEFAULT_FOLD` is 3).
  * Any previous content of `*acc` is overwritten; nothing is written on error.
  *
@@ -464,8 +504,9 @@ adn_status adn_acc_f32_from_bytes(struct adn_acc_f32 *acc, const uint8_t *bytes,
 adn_status adn_cuda_sum_f64(const double *x, size_t n, double *out);
 
 /**
- * The reproducible sum of `n` floats on the current CUDA device, at fold 3. As
- * `adn_cuda_sum_f64`.
+ * The reproducible sum of `n` floats on the current CUDA device, at fold 3. `x` is a
+ * device pointer or a host pointer (copied); `*out` is host memory, written only on
+ * success. `ADN_NOT_BUILT` in a build without CUDA support.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -485,7 +526,7 @@ adn_status adn_cuda_sum_f64_fold(const double *x, size_t n, unsigned int fold, d
 
 /**
  * The reproducible sum of `n` floats on the current CUDA device, at fold `fold`. As
- * `adn_cuda_sum_f64`.
+ * `adn_cuda_sum_f32`.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -495,8 +536,8 @@ adn_status adn_cuda_sum_f32_fold(const float *x, size_t n, unsigned int fold, fl
 
 /**
  * The reproducible cumulative sum of `n` doubles on the current CUDA device, at fold 3
- * (`input == out` allowed, other overlap is an error). `ADN_NOT_BUILT` in a build without
- * CUDA support.
+ * (`input == out` allowed, other overlap is an error). The output lives where the input
+ * lives (host or device memory).
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -505,8 +546,9 @@ adn_status adn_cuda_sum_f32_fold(const float *x, size_t n, unsigned int fold, fl
 adn_status adn_cuda_cumsum_f64(const double *input, double *out, size_t n);
 
 /**
- * The reproducible cumulative sum of `n` floats on the current CUDA device, at fold 3. As
- * `adn_cuda_cumsum_f64`.
+ * The reproducible cumulative sum of `n` floats on the current CUDA device, at fold 3
+ * (`input == out` allowed, other overlap is an error). The output lives where the input
+ * lives (host or device memory).
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -526,13 +568,151 @@ adn_status adn_cuda_cumsum_f64_fold(const double *input, double *out, size_t n, 
 
 /**
  * The reproducible cumulative sum of `n` floats on the current CUDA device, at fold
- * `fold`. As `adn_cuda_cumsum_f64`.
+ * `fold`. As `adn_cuda_cumsum_f32`.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
  * prefix, in device or host memory (not read in a build without this back end).
  */
 adn_status adn_cuda_cumsum_f32_fold(const float *input, float *out, size_t n, unsigned int fold);
+
+/**
+ * The reproducible sum of `n` doubles on the CUDA device that owns `stream` (or the
+ * current one), at fold `fold`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `*out` is written. As `adn_cuda_sum_f64` otherwise.
+ *
+ * # Safety
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
+ */
+adn_status adn_cuda_sum_f64_stream(const double *x, size_t n, unsigned int fold, double *out, void *stream);
+
+/**
+ * The reproducible sum of `n` floats on the CUDA device that owns `stream` (or the
+ * current one), at fold `fold`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `*out` is written. As `adn_cuda_sum_f32` otherwise.
+ *
+ * # Safety
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
+ */
+adn_status adn_cuda_sum_f32_stream(const float *x, size_t n, unsigned int fold, float *out, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` doubles on CUDA, ordered on `stream` (a
+ * `cudaStream_t`; NULL is the default stream); returns once `out` is written. As
+ * `adn_cuda_cumsum_f64_fold` otherwise.
+ *
+ * # Safety
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
+ */
+adn_status adn_cuda_cumsum_f64_stream(const double *input, double *out, size_t n, unsigned int fold, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` floats on CUDA, ordered on `stream` (a
+ * `cudaStream_t`; NULL is the default stream); returns once `out` is written. As
+ * `adn_cuda_cumsum_f32_fold` otherwise.
+ *
+ * # Safety
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
+ */
+adn_status adn_cuda_cumsum_f32_stream(const float *input, float *out, size_t n, unsigned int fold, void *stream);
+
+/**
+ * Adds `n` doubles to `*acc` on the CUDA device: `x` is a device pointer (used in place
+ * on the device that holds it) or a host pointer (copied to the current device); the fold
+ * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * `adn_acc_f64_add_array` gives on the same values; on any error it is unchanged.
+ * `*acc` itself is host memory.
+ *
+ * # Safety
+ * `acc` points to a readable and writable `adn_acc_f64` in host memory; `x` to `n` readable
+ * doubles in host or device memory (not read in a build without this back end).
+ */
+adn_status adn_cuda_acc_f64_add_array(struct adn_acc_f64 *acc, const double *x, size_t n);
+
+/**
+ * `adn_cuda_acc_f64_add_array` ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `*acc` is written.
+ *
+ * # Safety
+ * As `adn_cuda_acc_f64_add_array`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_cuda_acc_f64_add_array_stream(struct adn_acc_f64 *acc, const double *x, size_t n, void *stream);
+
+/**
+ * Adds `n` floats to `*acc` on the CUDA device: `x` is a device pointer (used in place
+ * on the device that holds it) or a host pointer (copied to the current device); the fold
+ * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * `adn_acc_f32_add_array` gives on the same values; on any error it is unchanged.
+ * `*acc` itself is host memory.
+ *
+ * # Safety
+ * `acc` points to a readable and writable `adn_acc_f32` in host memory; `x` to `n` readable
+ * floats in host or device memory (not read in a build without this back end).
+ */
+adn_status adn_cuda_acc_f32_add_array(struct adn_acc_f32 *acc, const float *x, size_t n);
+
+/**
+ * `adn_cuda_acc_f32_add_array` ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `*acc` is written.
+ *
+ * # Safety
+ * As `adn_cuda_acc_f32_add_array`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_cuda_acc_f32_add_array_stream(struct adn_acc_f32 *acc, const float *x, size_t n, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` doubles continued from `*start`, on the CUDA
+ * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+ * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f64_from` gives. Memory rules as
+ * `adn_cuda_cumsum_f64`; `*start` is host memory, only read.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f64` in host memory; `input` and `out` as for
+ * `adn_cuda_cumsum_f64` (not read in a build without this back end).
+ */
+adn_status adn_cuda_cumsum_f64_from(const struct adn_acc_f64 *start, const double *input, double *out, size_t n);
+
+/**
+ * `adn_cuda_cumsum_f64_from` ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_cumsum_f64_from`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_cuda_cumsum_f64_from_stream(const struct adn_acc_f64 *start, const double *input, double *out, size_t n, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` floats continued from `*start`, on the CUDA
+ * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+ * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f32_from` gives. Memory rules as
+ * `adn_cuda_cumsum_f32`; `*start` is host memory, only read.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f32` in host memory; `input` and `out` as for
+ * `adn_cuda_cumsum_f32` (not read in a build without this back end).
+ */
+adn_status adn_cuda_cumsum_f32_from(const struct adn_acc_f32 *start, const float *input, float *out, size_t n);
+
+/**
+ * `adn_cuda_cumsum_f32_from` ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_cumsum_f32_from`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_cuda_cumsum_f32_from_stream(const struct adn_acc_f32 *start, const float *input, float *out, size_t n, void *stream);
 
 /**
  * The reproducible sum of `n` doubles on the current HIP (AMD) device, at fold 3. `x` is a
@@ -546,8 +726,9 @@ adn_status adn_cuda_cumsum_f32_fold(const float *input, float *out, size_t n, un
 adn_status adn_hip_sum_f64(const double *x, size_t n, double *out);
 
 /**
- * The reproducible sum of `n` floats on the current HIP device, at fold 3. As
- * `adn_hip_sum_f64`.
+ * The reproducible sum of `n` floats on the current HIP (AMD) device, at fold 3. `x` is a
+ * device pointer or a host pointer (copied); `*out` is host memory, written only on
+ * success. `ADN_NOT_BUILT` in a build without HIP support.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -556,7 +737,7 @@ adn_status adn_hip_sum_f64(const double *x, size_t n, double *out);
 adn_status adn_hip_sum_f32(const float *x, size_t n, float *out);
 
 /**
- * The reproducible sum of `n` doubles on the current HIP device, at fold `fold`. As
+ * The reproducible sum of `n` doubles on the current HIP (AMD) device, at fold `fold`. As
  * `adn_hip_sum_f64`.
  *
  * # Safety
@@ -566,8 +747,8 @@ adn_status adn_hip_sum_f32(const float *x, size_t n, float *out);
 adn_status adn_hip_sum_f64_fold(const double *x, size_t n, unsigned int fold, double *out);
 
 /**
- * The reproducible sum of `n` floats on the current HIP device, at fold `fold`. As
- * `adn_hip_sum_f64`.
+ * The reproducible sum of `n` floats on the current HIP (AMD) device, at fold `fold`. As
+ * `adn_hip_sum_f32`.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -576,9 +757,9 @@ adn_status adn_hip_sum_f64_fold(const double *x, size_t n, unsigned int fold, do
 adn_status adn_hip_sum_f32_fold(const float *x, size_t n, unsigned int fold, float *out);
 
 /**
- * The reproducible cumulative sum of `n` doubles on the current HIP device, at fold 3
- * (`input == out` allowed, other overlap is an error). `ADN_NOT_BUILT` in a build without
- * HIP support.
+ * The reproducible cumulative sum of `n` doubles on the current HIP (AMD) device, at fold 3
+ * (`input == out` allowed, other overlap is an error). The output lives where the input
+ * lives (host or device memory).
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -587,8 +768,9 @@ adn_status adn_hip_sum_f32_fold(const float *x, size_t n, unsigned int fold, flo
 adn_status adn_hip_cumsum_f64(const double *input, double *out, size_t n);
 
 /**
- * The reproducible cumulative sum of `n` floats on the current HIP device, at fold 3. As
- * `adn_hip_cumsum_f64`.
+ * The reproducible cumulative sum of `n` floats on the current HIP (AMD) device, at fold 3
+ * (`input == out` allowed, other overlap is an error). The output lives where the input
+ * lives (host or device memory).
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -597,7 +779,7 @@ adn_status adn_hip_cumsum_f64(const double *input, double *out, size_t n);
 adn_status adn_hip_cumsum_f32(const float *input, float *out, size_t n);
 
 /**
- * The reproducible cumulative sum of `n` doubles on the current HIP device, at fold
+ * The reproducible cumulative sum of `n` doubles on the current HIP (AMD) device, at fold
  * `fold`. As `adn_hip_cumsum_f64`.
  *
  * # Safety
@@ -607,8 +789,8 @@ adn_status adn_hip_cumsum_f32(const float *input, float *out, size_t n);
 adn_status adn_hip_cumsum_f64_fold(const double *input, double *out, size_t n, unsigned int fold);
 
 /**
- * The reproducible cumulative sum of `n` floats on the current HIP device, at fold
- * `fold`. As `adn_hip_cumsum_f64`.
+ * The reproducible cumulative sum of `n` floats on the current HIP (AMD) device, at fold
+ * `fold`. As `adn_hip_cumsum_f32`.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -617,57 +799,26 @@ adn_status adn_hip_cumsum_f64_fold(const double *input, double *out, size_t n, u
 adn_status adn_hip_cumsum_f32_fold(const float *input, float *out, size_t n, unsigned int fold);
 
 /**
- * The reproducible sum of `n` doubles on the CUDA device that owns `stream` (or the
- * current one), at fold `fold`, ordered on `stream` (a `cudaStream_t`; NULL is the default
- * stream); returns once `*out` is written. As `adn_cuda_sum_f64` otherwise.
- *
- * # Safety
- * As `adn_cuda_sum_f64`; `stream` is NULL or a live stream of the device that runs the call.
- */
-adn_status adn_cuda_sum_f64_stream(const double *x, size_t n, unsigned int fold, double *out, void *stream);
-
-/**
- * The float twin of `adn_cuda_sum_f64_stream`.
- *
- * # Safety
- * As `adn_cuda_sum_f64_stream`.
- */
-adn_status adn_cuda_sum_f32_stream(const float *x, size_t n, unsigned int fold, float *out, void *stream);
-
-/**
- * The reproducible cumulative sum of `n` doubles on CUDA, ordered on `stream` (a
- * `cudaStream_t`; NULL is the default stream); returns once `out` is written. As
- * `adn_cuda_cumsum_f64_fold` otherwise.
- *
- * # Safety
- * As `adn_cuda_cumsum_f64`; `stream` is NULL or a live stream of the device that runs the
- * call.
- */
-adn_status adn_cuda_cumsum_f64_stream(const double *input, double *out, size_t n, unsigned int fold, void *stream);
-
-/**
- * The float twin of `adn_cuda_cumsum_f64_stream`.
- *
- * # Safety
- * As `adn_cuda_cumsum_f64_stream`.
- */
-adn_status adn_cuda_cumsum_f32_stream(const float *input, float *out, size_t n, unsigned int fold, void *stream);
-
-/**
- * The reproducible sum of `n` doubles on the HIP device that owns `stream` (or the
+ * The reproducible sum of `n` doubles on the HIP (AMD) device that owns `stream` (or the
  * current one), at fold `fold`, ordered on `stream` (a `hipStream_t`; NULL is the default
  * stream); returns once `*out` is written. As `adn_hip_sum_f64` otherwise.
  *
  * # Safety
- * As `adn_hip_sum_f64`; `stream` is NULL or a live stream of the device that runs the call.
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
  */
 adn_status adn_hip_sum_f64_stream(const double *x, size_t n, unsigned int fold, double *out, void *stream);
 
 /**
- * The float twin of `adn_hip_sum_f64_stream`.
+ * The reproducible sum of `n` floats on the HIP (AMD) device that owns `stream` (or the
+ * current one), at fold `fold`, ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `*out` is written. As `adn_hip_sum_f32` otherwise.
  *
  * # Safety
- * As `adn_hip_sum_f64_stream`.
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
  */
 adn_status adn_hip_sum_f32_stream(const float *x, size_t n, unsigned int fold, float *out, void *stream);
 
@@ -677,18 +828,113 @@ adn_status adn_hip_sum_f32_stream(const float *x, size_t n, unsigned int fold, f
  * `adn_hip_cumsum_f64_fold` otherwise.
  *
  * # Safety
- * As `adn_hip_cumsum_f64`; `stream` is NULL or a live stream of the device that runs the
- * call.
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
  */
 adn_status adn_hip_cumsum_f64_stream(const double *input, double *out, size_t n, unsigned int fold, void *stream);
 
 /**
- * The float twin of `adn_hip_cumsum_f64_stream`.
+ * The reproducible cumulative sum of `n` floats on HIP, ordered on `stream` (a
+ * `hipStream_t`; NULL is the default stream); returns once `out` is written. As
+ * `adn_hip_cumsum_f32_fold` otherwise.
  *
  * # Safety
- * As `adn_hip_cumsum_f64_stream`.
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
  */
 adn_status adn_hip_cumsum_f32_stream(const float *input, float *out, size_t n, unsigned int fold, void *stream);
+
+/**
+ * Adds `n` doubles to `*acc` on the HIP (AMD) device: `x` is a device pointer (used in place
+ * on the device that holds it) or a host pointer (copied to the current device); the fold
+ * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * `adn_acc_f64_add_array` gives on the same values; on any error it is unchanged.
+ * `*acc` itself is host memory.
+ *
+ * # Safety
+ * `acc` points to a readable and writable `adn_acc_f64` in host memory; `x` to `n` readable
+ * doubles in host or device memory (not read in a build without this back end).
+ */
+adn_status adn_hip_acc_f64_add_array(struct adn_acc_f64 *acc, const double *x, size_t n);
+
+/**
+ * `adn_hip_acc_f64_add_array` ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `*acc` is written.
+ *
+ * # Safety
+ * As `adn_hip_acc_f64_add_array`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_hip_acc_f64_add_array_stream(struct adn_acc_f64 *acc, const double *x, size_t n, void *stream);
+
+/**
+ * Adds `n` floats to `*acc` on the HIP (AMD) device: `x` is a device pointer (used in place
+ * on the device that holds it) or a host pointer (copied to the current device); the fold
+ * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * `adn_acc_f32_add_array` gives on the same values; on any error it is unchanged.
+ * `*acc` itself is host memory.
+ *
+ * # Safety
+ * `acc` points to a readable and writable `adn_acc_f32` in host memory; `x` to `n` readable
+ * floats in host or device memory (not read in a build without this back end).
+ */
+adn_status adn_hip_acc_f32_add_array(struct adn_acc_f32 *acc, const float *x, size_t n);
+
+/**
+ * `adn_hip_acc_f32_add_array` ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `*acc` is written.
+ *
+ * # Safety
+ * As `adn_hip_acc_f32_add_array`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_hip_acc_f32_add_array_stream(struct adn_acc_f32 *acc, const float *x, size_t n, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` doubles continued from `*start`, on the HIP (AMD)
+ * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+ * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f64_from` gives. Memory rules as
+ * `adn_hip_cumsum_f64`; `*start` is host memory, only read.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f64` in host memory; `input` and `out` as for
+ * `adn_hip_cumsum_f64` (not read in a build without this back end).
+ */
+adn_status adn_hip_cumsum_f64_from(const struct adn_acc_f64 *start, const double *input, double *out, size_t n);
+
+/**
+ * `adn_hip_cumsum_f64_from` ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_cumsum_f64_from`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_hip_cumsum_f64_from_stream(const struct adn_acc_f64 *start, const double *input, double *out, size_t n, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` floats continued from `*start`, on the HIP (AMD)
+ * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+ * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f32_from` gives. Memory rules as
+ * `adn_hip_cumsum_f32`; `*start` is host memory, only read.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f32` in host memory; `input` and `out` as for
+ * `adn_hip_cumsum_f32` (not read in a build without this back end).
+ */
+adn_status adn_hip_cumsum_f32_from(const struct adn_acc_f32 *start, const float *input, float *out, size_t n);
+
+/**
+ * `adn_hip_cumsum_f32_from` ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_cumsum_f32_from`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_hip_cumsum_f32_from_stream(const struct adn_acc_f32 *start, const float *input, float *out, size_t n, void *stream);
 
 #ifdef __cplusplus
 }  // extern "C"

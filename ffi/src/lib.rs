@@ -11,8 +11,9 @@
 //! - the functions that do floating-point work set the standard floating-point mode for
 //!   the call (round-to-nearest, no FTZ/DAZ) and restore the caller's mode after.
 //!
-//! The C library is single-threaded for now: one call runs on the calling thread. The
-//! functions are reentrant; accumulators are plain caller-owned memory.
+//! The work runs through the facade (`reprosum`): the CPU entry points on its thread pool
+//! (`threads`), the GPU entry points on its device dispatch. The functions are reentrant;
+//! accumulators are plain caller-owned memory.
 
 #![warn(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
@@ -25,6 +26,8 @@
 pub mod status;
 
 pub mod sum;
+
+pub mod threads;
 
 pub mod acc;
 
