@@ -3,7 +3,7 @@
  * of an MPI communicator, on top of libreprosum (include/reprosum.h).
  *
  * Header-only: every function is `static inline`; libreprosum itself does not depend on MPI.
- * C99 and later, C++98 and later; include it after or instead of reprosum.h, compile with
+ * C99 and later, C++11 and later; include it after or instead of reprosum.h, compile with
  * mpicc / mpicxx and link libreprosum as usual.
  *
  *   adn_mpi_sum_f64(x, n, fold, &out, comm)      every rank gets the sum of all ranks' x
@@ -82,15 +82,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Entry points that reprosum.h declares from this session's library version on; repeated
- * here (compatible redeclarations) so that this header compiles against either header. */
-adn_status adn_cumsum_f64_from(const adn_acc_f64 *start, const double *input, double *out, size_t n);
-adn_status adn_cumsum_f32_from(const adn_acc_f32 *start, const float *input, float *out, size_t n);
-adn_status adn_cuda_acc_f64_add_array(adn_acc_f64 *acc, const double *x, size_t n);
-adn_status adn_cuda_acc_f32_add_array(adn_acc_f32 *acc, const float *x, size_t n);
-adn_status adn_cuda_cumsum_f64_from(const adn_acc_f64 *start, const double *input, double *out, size_t n);
-adn_status adn_cuda_cumsum_f32_from(const adn_acc_f32 *start, const float *input, float *out, size_t n);
 
 /* ---- internals (names ending in '_'; not part of the interface) ---- */
 

@@ -1,6 +1,6 @@
 ! Tests of include/reprosum.f90 (run by .ci/mpi.sh):
 !
-!   gfortran -std=f2008 -ffp-contract=off -Iinclude include/reprosum.f90 \
+!   gfortran -std=f2008 -ffp-contract=off include/reprosum.f90 \
 !     examples-fortran/mt19937.f90 ffi/tests/fortran/test_reprosum.f90 \
 !     target/release/libreprosum.a -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o test_reprosum
 !
@@ -9,8 +9,9 @@
 ! the generic routines, every route to a sum agreeing bit for bit (sum, cumsum, in place,
 ! accumulators one value at a time and by arrays, merged halves, the byte encoding,
 ! cumsum_from, non-contiguous sections), folds, both kinds, the statuses of bad arguments
-! (outputs untouched), the status texts, the value functions, and the GPU generics (which
-! must say ADN_NOT_BUILT in a build without a GPU back end, or give the CPU's bits).
+! (outputs untouched), the status texts, the value functions, thread control, and the GPU
+! generics (ADN_NOT_BUILT in a build without a GPU back end, which it says, else the CPU's
+! bits).
 ! Prints "test_reprosum: N passed, 0 failed" and stops with a non-zero code on any failure.
 program test_reprosum
   use, intrinsic :: iso_c_binding
@@ -250,6 +251,20 @@ program test_reprosum
     text = adn_status_string(i)
     if (len(text) == 0 .or. text == 'unknown status code') call expect(.false., 'every code has a text')
   end do
+
+  ! ---- threads: the same bits on 1 and 2 threads ----
+  call ok(adn_set_num_threads(1), 'one thread')
+  call expect(adn_get_num_threads() == 1, 'get_num_threads 1')
+  call ok(adn_sum(x, s), 'sum on one thread')
+  call ok(adn_cumsum(x, y), 'cumsum on one thread')
+  call ok(adn_set_num_threads(2), 'two threads')
+  call expect(adn_get_num_threads() == 2, 'get_num_threads 2')
+  call ok(adn_sum(x, s2), 'sum on two threads')
+  call ok(adn_cumsum(x, z), 'cumsum on two threads')
+  call expect(f64_bits(s) == f64_bits(s2) .and. f64_bits(s) == WIDE_RANGE_SUM_BITS, 'threads: sum bits')
+  call expect(all(f64_bits(y) == f64_bits(z)), 'threads: cumsum bits')
+  call ok(adn_set_num_threads(0), 'the default')
+  call expect(adn_get_num_threads() >= 1, 'get_num_threads default')
 
   ! ---- GPUs: ADN_NOT_BUILT without a back end, else the CPU's bits ----
   call gpu('cuda')
