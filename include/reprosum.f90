@@ -49,12 +49,15 @@
 ! * adn_status_string(st): the status text as a Fortran string (character(len=:),
 !   allocatable); every value has one.
 !
-! * Threads: st = adn_set_num_threads(n), n = adn_get_num_threads().
+! * Threads: st = adn_set_num_threads(n) (0: the default, ADN_NUM_THREADS or the cores the
+!   process may use), n = adn_get_num_threads().
 !
 ! * GPUs (CUDA, HIP): the host-array forms copy x to the device,
 !
 !     st = adn_cuda_sum(x, s [, fold])         adn_hip_sum
 !     st = adn_cuda_cumsum(x, y [, fold])      adn_hip_cumsum
+!     st = adn_cuda_acc_add_array(acc, x)      adn_hip_acc_add_array: acc on the host
+!     st = adn_cuda_cumsum_from(start, x, y)   adn_hip_cumsum_from
 !
 !   and device memory goes as type(c_ptr) with its length, so that any way of allocating it
 !   works (cudaMalloc through iso_c_binding, or transfer(c_devloc(a), c_null_ptr) for a CUDA
@@ -62,13 +65,13 @@
 !
 !     st = adn_cuda_sum(xptr, n, s [, fold])   integer(c_size_t) n; the type of s (real64 or
 !                                              real32) gives the element type
+!     st = adn_cuda_acc_add_array(acc, xptr, n)   the type of acc gives the element type
 !
 !   Everything else on the device through the C functions themselves (below), which take
-!   type(c_ptr) for every array: adn_cuda_cumsum_f64_fold(inptr, outptr, n, fold), the
-!   _stream forms (a cudaStream_t / hipStream_t as type(c_ptr); c_null_ptr is the default
-!   stream), adn_cuda_acc_f64_add_array(acc, xptr, n), adn_cuda_cumsum_f64_from(start,
-!   inptr, outptr, n), and the f32 and hip twins. A library built without the back end
-!   returns ADN_NOT_BUILT.
+!   type(c_ptr) for every array: adn_cuda_cumsum_f64_fold(inptr, outptr, n, fold),
+!   adn_cuda_cumsum_f64_from(start, inptr, outptr, n), the _stream forms (a cudaStream_t /
+!   hipStream_t as type(c_ptr); c_null_ptr is the default stream), and the f32 and hip
+!   twins. A library built without the back end returns ADN_NOT_BUILT.
 !
 ! * The C functions themselves are public too, under their C names (adn_sum_f64,
 !   adn_acc_f64_add_array, ...), with array arguments as assumed-size arrays (host) or
@@ -140,6 +143,7 @@ module reprosum
   public :: adn_cumsum_from_inplace, adn_acc_init, adn_acc_add, adn_acc_add_array
   public :: adn_acc_merge, adn_acc_value, adn_acc_count, adn_acc_to_bytes, adn_acc_from_bytes
   public :: adn_status_string, adn_cuda_sum, adn_cuda_cumsum, adn_hip_sum, adn_hip_cumsum
+  public :: adn_cuda_acc_add_array, adn_cuda_cumsum_from, adn_hip_acc_add_array, adn_hip_cumsum_from
 
   interface adn_sum
     module procedure sum_r64, sum_r32
@@ -195,6 +199,20 @@ module reprosum
   interface adn_hip_cumsum
     module procedure hip_cumsum_r64, hip_cumsum_r32
   end interface adn_hip_cumsum
+  interface adn_cuda_acc_add_array
+    module procedure cuda_acc_add_array_r64, cuda_acc_add_array_r32
+    module procedure cuda_acc_add_ptr_r64, cuda_acc_add_ptr_r32
+  end interface adn_cuda_acc_add_array
+  interface adn_cuda_cumsum_from
+    module procedure cuda_cumsum_from_r64, cuda_cumsum_from_r32
+  end interface adn_cuda_cumsum_from
+  interface adn_hip_acc_add_array
+    module procedure hip_acc_add_array_r64, hip_acc_add_array_r32
+    module procedure hip_acc_add_ptr_r64, hip_acc_add_ptr_r32
+  end interface adn_hip_acc_add_array
+  interface adn_hip_cumsum_from
+    module procedure hip_cumsum_from_r64, hip_cumsum_from_r32
+  end interface adn_hip_cumsum_from
 
   ! ---- the C functions (reprosum.h), public under their C names ----
   public :: adn_acc_f32_add, adn_acc_f32_add_array, adn_acc_f32_count, adn_acc_f32_from_bytes
@@ -1242,5 +1260,142 @@ contains
     if (size(x) > 0) q = c_loc(y(1))
     st = adn_hip_cumsum_f32_fold(p, q, size(x, kind=c_size_t), fold_arg(fold))
   end function hip_cumsum_r32
+
+  function cuda_acc_add_array_r64(acc, x) result(st)
+    type(adn_acc_f64), intent(inout) :: acc
+    real(real64), intent(in), contiguous, target :: x(:)
+    integer(c_int32_t) :: st
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(x) > 0) p = c_loc(x(1))
+    st = adn_cuda_acc_f64_add_array(acc, p, size(x, kind=c_size_t))
+  end function cuda_acc_add_array_r64
+
+  function cuda_acc_add_ptr_r64(acc, x, n) result(st)
+    type(adn_acc_f64), intent(inout) :: acc
+    type(c_ptr), intent(in) :: x
+    integer(c_size_t), intent(in) :: n
+    integer(c_int32_t) :: st
+    st = adn_cuda_acc_f64_add_array(acc, x, n)
+  end function cuda_acc_add_ptr_r64
+
+  function cuda_cumsum_from_r64(start, x, y) result(st)
+    type(adn_acc_f64), intent(in) :: start
+    real(real64), intent(in), contiguous, target :: x(:)
+    real(real64), intent(inout), contiguous, target :: y(:)
+    integer(c_int32_t) :: st
+    type(c_ptr) :: p, q
+    p = c_null_ptr
+    q = c_null_ptr
+    if (size(y) < size(x)) then
+      st = ADN_BUFFER_TOO_SMALL
+      return
+    end if
+    if (size(x) > 0) p = c_loc(x(1))
+    if (size(x) > 0) q = c_loc(y(1))
+    st = adn_cuda_cumsum_f64_from(start, p, q, size(x, kind=c_size_t))
+  end function cuda_cumsum_from_r64
+  function cuda_acc_add_array_r32(acc, x) result(st)
+    type(adn_acc_f32), intent(inout) :: acc
+    real(real32), intent(in), contiguous, target :: x(:)
+    integer(c_int32_t) :: st
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(x) > 0) p = c_loc(x(1))
+    st = adn_cuda_acc_f32_add_array(acc, p, size(x, kind=c_size_t))
+  end function cuda_acc_add_array_r32
+
+  function cuda_acc_add_ptr_r32(acc, x, n) result(st)
+    type(adn_acc_f32), intent(inout) :: acc
+    type(c_ptr), intent(in) :: x
+    integer(c_size_t), intent(in) :: n
+    integer(c_int32_t) :: st
+    st = adn_cuda_acc_f32_add_array(acc, x, n)
+  end function cuda_acc_add_ptr_r32
+
+  function cuda_cumsum_from_r32(start, x, y) result(st)
+    type(adn_acc_f32), intent(in) :: start
+    real(real32), intent(in), contiguous, target :: x(:)
+    real(real32), intent(inout), contiguous, target :: y(:)
+    integer(c_int32_t) :: st
+    type(c_ptr) :: p, q
+    p = c_null_ptr
+    q = c_null_ptr
+    if (size(y) < size(x)) then
+      st = ADN_BUFFER_TOO_SMALL
+      return
+    end if
+    if (size(x) > 0) p = c_loc(x(1))
+    if (size(x) > 0) q = c_loc(y(1))
+    st = adn_cuda_cumsum_f32_from(start, p, q, size(x, kind=c_size_t))
+  end function cuda_cumsum_from_r32
+  function hip_acc_add_array_r64(acc, x) result(st)
+    type(adn_acc_f64), intent(inout) :: acc
+    real(real64), intent(in), contiguous, target :: x(:)
+    integer(c_int32_t) :: st
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(x) > 0) p = c_loc(x(1))
+    st = adn_hip_acc_f64_add_array(acc, p, size(x, kind=c_size_t))
+  end function hip_acc_add_array_r64
+
+  function hip_acc_add_ptr_r64(acc, x, n) result(st)
+    type(adn_acc_f64), intent(inout) :: acc
+    type(c_ptr), intent(in) :: x
+    integer(c_size_t), intent(in) :: n
+    integer(c_int32_t) :: st
+    st = adn_hip_acc_f64_add_array(acc, x, n)
+  end function hip_acc_add_ptr_r64
+
+  function hip_cumsum_from_r64(start, x, y) result(st)
+    type(adn_acc_f64), intent(in) :: start
+    real(real64), intent(in), contiguous, target :: x(:)
+    real(real64), intent(inout), contiguous, target :: y(:)
+    integer(c_int32_t) :: st
+    type(c_ptr) :: p, q
+    p = c_null_ptr
+    q = c_null_ptr
+    if (size(y) < size(x)) then
+      st = ADN_BUFFER_TOO_SMALL
+      return
+    end if
+    if (size(x) > 0) p = c_loc(x(1))
+    if (size(x) > 0) q = c_loc(y(1))
+    st = adn_hip_cumsum_f64_from(start, p, q, size(x, kind=c_size_t))
+  end function hip_cumsum_from_r64
+  function hip_acc_add_array_r32(acc, x) result(st)
+    type(adn_acc_f32), intent(inout) :: acc
+    real(real32), intent(in), contiguous, target :: x(:)
+    integer(c_int32_t) :: st
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(x) > 0) p = c_loc(x(1))
+    st = adn_hip_acc_f32_add_array(acc, p, size(x, kind=c_size_t))
+  end function hip_acc_add_array_r32
+
+  function hip_acc_add_ptr_r32(acc, x, n) result(st)
+    type(adn_acc_f32), intent(inout) :: acc
+    type(c_ptr), intent(in) :: x
+    integer(c_size_t), intent(in) :: n
+    integer(c_int32_t) :: st
+    st = adn_hip_acc_f32_add_array(acc, x, n)
+  end function hip_acc_add_ptr_r32
+
+  function hip_cumsum_from_r32(start, x, y) result(st)
+    type(adn_acc_f32), intent(in) :: start
+    real(real32), intent(in), contiguous, target :: x(:)
+    real(real32), intent(inout), contiguous, target :: y(:)
+    integer(c_int32_t) :: st
+    type(c_ptr) :: p, q
+    p = c_null_ptr
+    q = c_null_ptr
+    if (size(y) < size(x)) then
+      st = ADN_BUFFER_TOO_SMALL
+      return
+    end if
+    if (size(x) > 0) p = c_loc(x(1))
+    if (size(x) > 0) q = c_loc(y(1))
+    st = adn_hip_cumsum_f32_from(start, p, q, size(x, kind=c_size_t))
+  end function hip_cumsum_from_r32
 
 end module reprosum

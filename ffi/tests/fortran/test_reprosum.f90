@@ -318,21 +318,40 @@ contains
     character(len=*), intent(in) :: name
     real(real64) :: cs, cc(1000), gs, gp, gc(1000)
     real(real32) :: ct, gt
-    integer :: st_sum, st_cumsum, st_ptr, st_f32
+    real(real64) :: ga(1000), gf(1000)
+    type(adn_acc_f64) :: acc_a, acc_p, start
+    integer :: st_sum, st_cumsum, st_ptr, st_f32, st_acc, st_accp, st_from, st_fold
+    ! The accumulators: 400 values from the host array, 600 from a pointer; the cumulative
+    ! sum continued from the first 400.
+    call ok(adn_acc_init(acc_a, 4), 'init for the device')
+    call ok(adn_acc_init(acc_p, 4), 'init for the device (pointer)')
+    call ok(adn_acc_init(start, 4), 'init the start')
+    call ok(adn_acc_add(start, x(1:400)), 'the start')
+    ga = -7
     if (name == 'cuda') then
       st_sum = adn_cuda_sum(x(1:1000), gs, 4)
       st_cumsum = adn_cuda_cumsum(x(1:1000), gc, 4)
       st_ptr = adn_cuda_sum(c_loc_r64(x), 1000_c_size_t, gp, 4)
       st_f32 = adn_cuda_sum(xf(1:1000), gt)
+      st_acc = adn_cuda_acc_add_array(acc_a, x(1:1000))
+      st_accp = adn_cuda_acc_add_array(acc_p, c_loc_r64(x), 1000_c_size_t)
+      st_from = adn_cuda_cumsum_from(start, x(401:1000), ga(401:1000))
+      st_fold = adn_cuda_sum(x(1:1000), gf(1), 9)
     else
       st_sum = adn_hip_sum(x(1:1000), gs, 4)
       st_cumsum = adn_hip_cumsum(x(1:1000), gc, 4)
       st_ptr = adn_hip_sum(c_loc_r64(x), 1000_c_size_t, gp, 4)
       st_f32 = adn_hip_sum(xf(1:1000), gt)
+      st_acc = adn_hip_acc_add_array(acc_a, x(1:1000))
+      st_accp = adn_hip_acc_add_array(acc_p, c_loc_r64(x), 1000_c_size_t)
+      st_from = adn_hip_cumsum_from(start, x(401:1000), ga(401:1000))
+      st_fold = adn_hip_sum(x(1:1000), gf(1), 9)
     end if
     if (st_sum == ADN_NOT_BUILT) then
-      call expect(st_cumsum == ADN_NOT_BUILT .and. st_ptr == ADN_NOT_BUILT .and. st_f32 == ADN_NOT_BUILT, &
-                  name//': every entry point ADN_NOT_BUILT')
+      call expect(st_cumsum == ADN_NOT_BUILT .and. st_ptr == ADN_NOT_BUILT .and. st_f32 == ADN_NOT_BUILT &
+                  .and. st_acc == ADN_NOT_BUILT .and. st_accp == ADN_NOT_BUILT .and. st_from == ADN_NOT_BUILT &
+                  .and. st_fold == ADN_NOT_BUILT, name//': every entry point ADN_NOT_BUILT')
+      call expect(all(f64_bits(ga) == f64_bits(-7.0_real64)), name//': nothing written')
       write (*, '(a)') name//': library built without this back end (ADN_NOT_BUILT): device comparisons skipped'
     else if (st_sum == ADN_NO_DEVICE) then
       call expect(st_cumsum == ADN_NO_DEVICE, name//': ADN_NO_DEVICE')
@@ -346,6 +365,12 @@ contains
       call expect(f64_bits(gs) == f64_bits(cs) .and. f64_bits(gp) == f64_bits(cs), name//': sum bits')
       call expect(all(f64_bits(gc) == f64_bits(cc)), name//': cumsum bits')
       call expect(f32_bits(gt) == f32_bits(ct), name//': real32 bits')
+      call expect(st_acc == ADN_OK .and. st_accp == ADN_OK .and. st_from == ADN_OK, name//': accumulator statuses')
+      call ok(adn_acc_value(acc_a, gs), 'device accumulator value')
+      call ok(adn_acc_value(acc_p, gp), 'device accumulator value (pointer)')
+      call expect(f64_bits(gs) == f64_bits(cs) .and. f64_bits(gp) == f64_bits(cs), name//': accumulator bits')
+      call expect(all(f64_bits(ga(401:1000)) == f64_bits(cc(401:1000))), name//': cumsum_from bits')
+      call expect(st_fold == ADN_INVALID_FOLD, name//': fold 9 (the kernels have 2..8)')
     end if
   end subroutine gpu
 
