@@ -175,6 +175,9 @@ fn bench_threads<T: Plain>(c: &mut Criterion, name: &str) {
 
 fn benches(c: &mut Criterion) {
     // One core: every figure here is single-threaded.
+    // One thread for every group but `threads_*`: calls from this (main) thread run on the
+    // facade's pool, set to the calling thread only.
+    reprosum::set_num_threads(1).expect("one thread");
     let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
     println!("deposit path: {}", reprosum::current_path().name());
     bench_sum::<f64>(c, "f64");

@@ -19,7 +19,9 @@
 //! callers wait, so at most that many threads compute for reprosum at any time (no
 //! oversubscription when, say, every thread of an OpenMP parallel region calls a sum), and
 //! no worker ever waits for a caller's thread (no deadlock). Changing the size while calls
-//! run is safe: running calls finish on the pool they started on.
+//! run is safe: running calls finish on the pool they started on. A child process made by
+//! `fork` (Python's `multiprocessing`, a shell-out) starts a pool of its own at its first
+//! call (the parent's threads are not in the child).
 
 use crate::Error;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -32,12 +34,15 @@ struct State {
     default: Option<usize>,
     /// The pool of the current size, when that size is above 1.
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// The process that started the pool's threads (a child made by `fork` has none of them).
+    pid: u32,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
     requested: 0,
     default: None,
     pool: None,
+    pid: 0,
 });
 
 fn state() -> MutexGuard<'static, State> {
@@ -69,6 +74,15 @@ impl State {
             self.pool = None;
             return Ok(None);
         }
+        let pid = std::process::id();
+        if self.pid != pid {
+            // A child of `fork`: the pool's threads stayed in the parent, and its queues may be
+            // in any state. Leak it (dropping would wake threads that do not exist) and start
+            // another.
+            if let Some(p) = self.pool.take() {
+                core::mem::forget(p);
+            }
+        }
         if let Some(p) = &self.pool {
             if p.current_num_threads() == n {
                 return Ok(Some(Arc::clone(p)));
@@ -82,6 +96,7 @@ impl State {
             .map_err(|_| Error::OutOfMemory)?;
         let p = Arc::new(p);
         self.pool = Some(Arc::clone(&p));
+        self.pid = pid;
         Ok(Some(p))
     }
 }
