@@ -105,7 +105,14 @@ impl State {
 /// only), or 0 for the default (`ADN_NUM_THREADS`, else the cores the process may run on).
 /// The threads are started here, so that a system that refuses them says so now.
 ///
-/// Calls made from inside a rayon pool keep using that pool (see the [module](self) notes).
+/// Which threads a call runs on: a call made from a thread of a rayon pool (inside
+/// `ThreadPool::install`, or a task of the global pool) runs on that pool, as any rayon code;
+/// a call from any other thread runs on the facade's own pool, of this size, shared by every
+/// such caller (callers wait for their own call; no worker waits for a caller). The default
+/// is `ADN_NUM_THREADS` (a positive number, read once) or else
+/// [`std::thread::available_parallelism`] (the CPU affinity mask and cgroup quota). Small
+/// inputs run on the calling thread. A child of `fork` starts its own pool. The bits never
+/// depend on any of this.
 ///
 /// # Errors
 /// [`Error::OutOfMemory`] if the threads cannot be started; the previous setting is kept.
