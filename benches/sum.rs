@@ -153,6 +153,13 @@ fn bench_threads<T: Plain>(c: &mut Criterion, name: &str) {
         g.bench_function(BenchmarkId::new("reprosum_k3", threads), |b| {
             b.iter(|| pool.install(|| reprosum::sum(black_box(&x)).unwrap()))
         });
+        // The facade's own pool, as the C library and any caller outside rayon use it.
+        reprosum::set_num_threads(threads).unwrap();
+        bits.push(reprosum::sum(&x).unwrap().bits());
+        g.bench_function(BenchmarkId::new("reprosum_k3_facade_pool", threads), |b| {
+            b.iter(|| reprosum::sum(black_box(&x)).unwrap())
+        });
+        reprosum::set_num_threads(1).unwrap();
         // The baseline: the 16-lane plain sum over the same pool (chunks of 1/4 of the data
         // per thread, partial sums added), what these cores' caches give a plain sum.
         g.bench_function(BenchmarkId::new("lanes16", threads), |b| {
