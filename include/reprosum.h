@@ -2,12 +2,59 @@
  * reprosum: bit-reproducible floating-point sums and cumulative sums (ReproBLAS-compatible
  * K-fold binned accumulators), the C interface of libreprosum.
  *
- * Conventions: every function returns an adn_status (ADN_OK = 0 on success); inputs come
- * before outputs; outputs are written only on success; a sum's scalar `out` is never NULL;
- * an array pointer may be NULL only when its length is 0; a cumulative sum's input and
- * output are either equal (in place) or do not overlap. No function aborts or unwinds.
+ * THE PROMISE. A sum depends only on the multiset of values, the type and the fold K: not on
+ * the order, the thread count, the chunking, the machine or the device (CPU, CUDA, HIP), and
+ * for finite input it has the bits of ReproBLAS's binned sum at the same K. cumsum(x)[i] has
+ * the bits of sum(x[0..i]). Folds: 2..52 (double), 2..21 (float) on the CPU; 2..8
+ * (ADN_MAX_FOLD_GPU) on a GPU. Error about n * 2^(-W(K-1)) * max|x| (W = 40 double, 13
+ * float); NaN, or +Inf with -Inf, gives the canonical quiet NaN; an Inf of one sign wins;
+ * overflow gives +-Inf (see README.md).
  *
- * Link: -lreprosum -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc (static library).
+ * CONVENTIONS. Every function returns an adn_status (ADN_OK = 0 on success); inputs come
+ * before outputs; outputs are written only on success, and an accumulator is unchanged on
+ * error; a sum's scalar `out` is never NULL; an array pointer may be NULL only when its
+ * length is 0; a cumulative sum's input and output are either equal (in place) or do not
+ * overlap. Checks happen before any element is read. adn_status_string() names any code.
+ *
+ * THREADS AND REENTRANCY. Every function is reentrant and may be called from any number of
+ * threads at once; the library keeps no state but its thread pool. An accumulator struct is
+ * plain caller memory: one thread at a time may change it (use one per thread and merge).
+ * adn_sum_*, adn_cumsum_* and adn_acc_*_add_array split large arrays (sums from 131,072
+ * values, cumulative sums from 16,384; smaller ones run on the calling thread) over a
+ * process-wide pool of adn_get_num_threads() threads: adn_set_num_threads(n),
+ * else the environment variable ADN_NUM_THREADS, else the cores in the process's CPU
+ * affinity. 1 means the calling thread only. The bits never depend on it. Calls from many
+ * threads (an OpenMP parallel region, application threads) share the one pool: at most that
+ * many threads compute for the library, callers wait for their own call, and no pool thread
+ * ever waits for a caller (no deadlock, no oversubscription). In a child of fork() the first
+ * large call starts a new pool. Inside a parallel region that already uses every core, call
+ * adn_set_num_threads(1) to keep each call on its own thread.
+ *
+ * FLOATING-POINT MODE. The functions set round-to-nearest without flush-to-zero or
+ * denormals-are-zero (MXCSR on x86-64, FPCR on aarch64) on every thread that works for the
+ * call, and restore the caller's mode before returning: fast-math flags do not change bits.
+ *
+ * FAILURE, NOT ABORT. No panic or abort crosses into C: a bug inside the library returns
+ * ADN_INTERNAL_ERROR (after which an output array's contents are unspecified). This needs
+ * the library built with Rust's default panic = "unwind"; a build with panic = "abort"
+ * aborts on a bug instead. A host allocation or thread the system refuses returns
+ * ADN_OUT_OF_MEMORY.
+ *
+ * GPUS (adn_cuda_*, adn_hip_*; ADN_NOT_BUILT without the cuda / hip build feature). Device
+ * pointers are used in place on the device that holds them; host pointers are copied to the
+ * calling thread's current device (device 0 if none). A sum's scalar `out` and accumulator
+ * structs are host memory. Each call returns when its result is written; `_stream` variants
+ * order the work on the caller's stream (NULL: the default stream). The calls leave the
+ * caller's current CUDA context / HIP device as they found it.
+ *
+ * ENCODINGS. adn_acc_*_to_bytes writes the portable form: little-endian on every machine,
+ * format version 2 (with a CRC-32C), at most ADN_ACC_ENCODED_MAX bytes; _from_bytes reads
+ * versions 1 and 2 and refuses anything else (ADN_BAD_ENCODING). The struct's own bytes
+ * (memcpy, MPI_BYTE) are meaningful only to the same build of the library. Versions:
+ * ADN_VERSION_MAJOR.ADN_VERSION_MINOR.ADN_VERSION_PATCH here, adn_version() at run time.
+ *
+ * Link: -lreprosum -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc (static library), or
+ * pkg-config --libs reprosum.
  *
  * SPDX-License-Identifier: MIT OR Apache-2.0
  */
@@ -67,6 +114,12 @@
  * The largest fold of a `float` sum.
  */
 #define ADN_MAX_FOLD_F32 21
+
+/**
+ * The largest fold of a GPU sum (`adn_cuda_*`, `adn_hip_*`), double or float; a larger
+ * fold there is `ADN_INVALID_FOLD`.
+ */
+#define ADN_MAX_FOLD_GPU 8
 
 /**
  * The most `double` values one sum or accumulator may hold and keep the guarantee:

@@ -19,7 +19,9 @@
 //! callers wait, so at most that many threads compute for reprosum at any time (no
 //! oversubscription when, say, every thread of an OpenMP parallel region calls a sum), and
 //! no worker ever waits for a caller's thread (no deadlock). Changing the size while calls
-//! run is safe: running calls finish on the pool they started on.
+//! run is safe: running calls finish on the pool they started on. A child process made by
+//! `fork` (Python's `multiprocessing`, a shell-out) starts a pool of its own at its first
+//! call (the parent's threads are not in the child).
 
 use crate::Error;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -32,12 +34,15 @@ struct State {
     default: Option<usize>,
     /// The pool of the current size, when that size is above 1.
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// The process that started the pool's threads (a child made by `fork` has none of them).
+    pid: u32,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
     requested: 0,
     default: None,
     pool: None,
+    pid: 0,
 });
 
 fn state() -> MutexGuard<'static, State> {
@@ -69,6 +74,15 @@ impl State {
             self.pool = None;
             return Ok(None);
         }
+        let pid = std::process::id();
+        if self.pid != pid {
+            // A child of `fork`: the pool's threads stayed in the parent, and its queues may be
+            // in any state. Leak it (dropping would wake threads that do not exist) and start
+            // another.
+            if let Some(p) = self.pool.take() {
+                core::mem::forget(p);
+            }
+        }
         if let Some(p) = &self.pool {
             if p.current_num_threads() == n {
                 return Ok(Some(Arc::clone(p)));
@@ -82,6 +96,7 @@ impl State {
             .map_err(|_| Error::OutOfMemory)?;
         let p = Arc::new(p);
         self.pool = Some(Arc::clone(&p));
+        self.pid = pid;
         Ok(Some(p))
     }
 }
@@ -90,7 +105,14 @@ impl State {
 /// only), or 0 for the default (`ADN_NUM_THREADS`, else the cores the process may run on).
 /// The threads are started here, so that a system that refuses them says so now.
 ///
-/// Calls made from inside a rayon pool keep using that pool (see the [module](self) notes).
+/// Which threads a call runs on: a call made from a thread of a rayon pool (inside
+/// `ThreadPool::install`, or a task of the global pool) runs on that pool, as any rayon code;
+/// a call from any other thread runs on the facade's own pool, of this size, shared by every
+/// such caller (callers wait for their own call; no worker waits for a caller). The default
+/// is `ADN_NUM_THREADS` (a positive number, read once) or else
+/// [`std::thread::available_parallelism`] (the CPU affinity mask and cgroup quota). Small
+/// inputs run on the calling thread. A child of `fork` starts its own pool. The bits never
+/// depend on any of this.
 ///
 /// # Errors
 /// [`Error::OutOfMemory`] if the threads cannot be started; the previous setting is kept.

@@ -47,6 +47,9 @@ pub const ADN_DEFAULT_FOLD: u32 = 3;
 pub const ADN_MAX_FOLD_F64: u32 = 52;
 /// The largest fold of a `float` sum.
 pub const ADN_MAX_FOLD_F32: u32 = 21;
+/// The largest fold of a GPU sum (`adn_cuda_*`, `adn_hip_*`), double or float; a larger
+/// fold there is `ADN_INVALID_FOLD`.
+pub const ADN_MAX_FOLD_GPU: u32 = 8;
 /// The most `double` values one sum or accumulator may hold and keep the guarantee:
 /// 9,223,372,036,854,773,760 (SyclReproSum's `max_reproducible_count<double>`).
 pub const ADN_CAPACITY_F64: u64 = 9_223_372_036_854_773_760u64;
@@ -68,6 +71,8 @@ const _: () = {
     assert!(ADN_CAPACITY_F32 == reprosum_core::CAPACITY_F32);
     assert!(ADN_ACC_ENCODED_MAX == reprosum_core::encoding::MAX_ENCODED_LEN);
 };
+#[cfg(any(feature = "cuda", feature = "hip"))]
+const _: () = assert!(ADN_MAX_FOLD_GPU as usize == *reprosum_gpu::GPU_FOLDS.end());
 
 /// Runs `f` in the standard floating-point mode (see `reprosum_core::fpenv`).
 ///

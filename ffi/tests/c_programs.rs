@@ -281,7 +281,7 @@ fn threads_run(exe: &Path, env: Option<&str>, one_core: bool, expected: usize) {
         "test_threads (ADN_NUM_THREADS={env:?}, one core: {one_core}) failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(stdout.matches("threads OK").count(), 3, "{stdout}");
+    assert_eq!(stdout.matches("threads OK").count(), 4, "{stdout}");
     println!("test_threads (ADN_NUM_THREADS={env:?}, one core: {one_core}):\n{stdout}");
 }
 

@@ -11,7 +11,8 @@
  * 3. every thread of an OpenMP parallel region (8 threads) calls the sums at once, with a
  *    pool of 2 threads: every result has the one-thread bits, and the process has no more
  *    threads than the region's, the pool's and the main thread (no thread per caller);
- * 4. with a pool of 1 thread, calls from the region run on their own threads.
+ * 4. with a pool of 1 thread, calls from the region run on their own threads;
+ * 5. a child made by fork() after the pool started sums on a pool of its own.
  * Prints "threads OK ..." lines; exits non-zero (with a message) on any difference. An
  * alarm ends it if anything deadlocks.
  */
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,7 +122,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: test_threads EXPECTED_DEFAULT\n");
         return 2;
     }
-    alarm(300);
+    alarm(120);
     unsigned expected = (unsigned)strtoul(argv[1], NULL, 10);
     CHECK(adn_get_num_threads() == expected, "default threads %u, expected %u", adn_get_num_threads(), expected);
     printf("threads default %u\n", adn_get_num_threads());
@@ -185,6 +187,23 @@ int main(int argc, char **argv) {
     OK(adn_set_num_threads(0));
     CHECK(adn_get_num_threads() == expected, "set 0: get %u, expected %u", adn_get_num_threads(), expected);
     printf("threads OK openmp callers 4 pool 1\n");
+
+    /* fork() with a running pool: the child has none of its threads and starts its own. */
+    OK(adn_set_num_threads(2));
+    double s2;
+    OK(adn_sum_f64(x, N, &s2));
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        alarm(60); /* not inherited: a hung child ends too */
+        double c;
+        int good = adn_sum_f64(x, N, &c) == ADN_OK && bits(c) == one.sum && adn_get_num_threads() == 2;
+        _exit(good ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the forked child's sum failed (status %d)", status);
+    printf("threads OK fork\n");
     free(x);
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
