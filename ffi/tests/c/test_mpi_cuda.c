@@ -11,13 +11,13 @@
  *
  * Device memory comes from the CUDA runtime or driver opened at run time (dlopen of
  * libcudart, else libcuda), so the program builds anywhere; rank r uses device r mod (number
- * of devices). Every rank compares
- * with the one-process CPU results (adn_sum_f64_fold, adn_cumsum_f64_fold) bit for bit: sums,
- * every element of every cumulative-sum slice (into device memory, and in place on the
- * device), folds 2, 3, 5 and 8 (the kernels' range is 2..8), f64 and f32, the splits and data
- * sets of test_mpi.c, shards in device memory and in host memory; then fold 9 (refused by the
- * device on every rank alike) and a host input with a device output (ADN_INVALID_POINTER, on
- * the ranks whose slice is not empty: the one status the ranks do not agree on).
+ * of devices). Every rank compares with the one-process CPU results (adn_sum_f64_fold,
+ * adn_cumsum_f64_fold) bit for bit: sums, every element of every cumulative-sum slice (into
+ * device memory, and in place on the device), folds 2, 3, 5 and ADN_MAX_FOLD_GPU (8), f64 and
+ * f32, the splits and data sets of test_mpi.c, shards in device memory and in host memory;
+ * then a fold past ADN_MAX_FOLD_GPU (refused by the device on every rank alike) and a host
+ * input with a device output (ADN_INVALID_POINTER, on the ranks whose slice is not empty: the
+ * one status the ranks do not agree on).
  *
  * Without a CUDA build (ADN_NOT_BUILT) or a GPU (ADN_NO_DEVICE), it checks that
  * every rank gets that same status from every entry point, prints
@@ -140,7 +140,7 @@ static void expect_everywhere(adn_status want, const double *x, const float *y) 
 
 /* The device sums and cumulative sums of one data set against the CPU's. */
 static void check_data(const char *set, const double *x, const float *y, size_t n, int device_memory) {
-    const unsigned folds[] = {2, 3, 5, 8};
+    const unsigned folds[] = {2, 3, 5, ADN_MAX_FOLD_GPU};
     double *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
     float *wantf = malloc(n * sizeof *wantf), *gotf = malloc(n * sizeof *gotf);
     double *dx = device_memory ? dev_alloc(n * sizeof *dx) : NULL, *dout = device_memory ? dev_alloc(n * sizeof *dout) : NULL;
@@ -201,19 +201,19 @@ static void check_data(const char *set, const double *x, const float *y, size_t 
             expect(st == ADN_OK && same_bits64(got + lo, want + lo, m, &where), what, st ? (long)st : (long)(lo + where));
         }
     }
-    /* Fold 9: the kernels lack it; every rank gets the device's ADN_INVALID_FOLD, even those
+    /* A fold past ADN_MAX_FOLD_GPU: every rank gets the device's ADN_INVALID_FOLD, even those
      * with an empty shard (the agreement). */
     {
         size_t lo, hi;
         double s = -1.0;
         block(EVEN, n, rank, nranks, &lo, &hi);
         if (device_memory) copy(dx, x + lo, (hi - lo) * sizeof *x, H2D);
-        expect_all(adn_mpi_cuda_sum_f64(device_memory ? dx : x + lo, hi - lo, 9, &s, MPI_COMM_WORLD), ADN_INVALID_FOLD,
-                   "fold 9 on the device");
-        expect(s == -1.0, "no output for fold 9", 0);
-        expect_all(adn_mpi_cuda_cumsum_f64(device_memory ? dx : x + lo, device_memory ? dout : got, hi - lo, 9,
+        expect_all(adn_mpi_cuda_sum_f64(device_memory ? dx : x + lo, hi - lo, ADN_MAX_FOLD_GPU + 1, &s, MPI_COMM_WORLD), ADN_INVALID_FOLD,
+                   "a fold past ADN_MAX_FOLD_GPU");
+        expect(s == -1.0, "no output for that fold", 0);
+        expect_all(adn_mpi_cuda_cumsum_f64(device_memory ? dx : x + lo, device_memory ? dout : got, hi - lo, ADN_MAX_FOLD_GPU + 1,
                                            MPI_COMM_WORLD),
-                   ADN_INVALID_FOLD, "cumsum fold 9 on the device");
+                   ADN_INVALID_FOLD, "cumsum: a fold past ADN_MAX_FOLD_GPU");
         /* Host input, device output: found by the last, local step only. */
         if (device_memory) {
             block(LAST_ONLY, n, rank, nranks, &lo, &hi);

@@ -336,7 +336,7 @@ contains
       st_acc = adn_cuda_acc_add_array(acc_a, x(1:1000))
       st_accp = adn_cuda_acc_add_array(acc_p, c_loc_r64(x), 1000_c_size_t)
       st_from = adn_cuda_cumsum_from(start, x(401:1000), ga(401:1000))
-      st_fold = adn_cuda_sum(x(1:1000), gf(1), 9)
+      st_fold = adn_cuda_sum(x(1:1000), gf(1), ADN_MAX_FOLD_GPU + 1)
     else
       st_sum = adn_hip_sum(x(1:1000), gs, 4)
       st_cumsum = adn_hip_cumsum(x(1:1000), gc, 4)
@@ -345,7 +345,7 @@ contains
       st_acc = adn_hip_acc_add_array(acc_a, x(1:1000))
       st_accp = adn_hip_acc_add_array(acc_p, c_loc_r64(x), 1000_c_size_t)
       st_from = adn_hip_cumsum_from(start, x(401:1000), ga(401:1000))
-      st_fold = adn_hip_sum(x(1:1000), gf(1), 9)
+      st_fold = adn_hip_sum(x(1:1000), gf(1), ADN_MAX_FOLD_GPU + 1)
     end if
     if (st_sum == ADN_NOT_BUILT) then
       call expect(st_cumsum == ADN_NOT_BUILT .and. st_ptr == ADN_NOT_BUILT .and. st_f32 == ADN_NOT_BUILT &
@@ -370,7 +370,7 @@ contains
       call ok(adn_acc_value(acc_p, gp), 'device accumulator value (pointer)')
       call expect(f64_bits(gs) == f64_bits(cs) .and. f64_bits(gp) == f64_bits(cs), name//': accumulator bits')
       call expect(all(f64_bits(ga(401:1000)) == f64_bits(cc(401:1000))), name//': cumsum_from bits')
-      call expect(st_fold == ADN_INVALID_FOLD, name//': fold 9 (the kernels have 2..8)')
+      call expect(st_fold == ADN_INVALID_FOLD, name//": a fold past ADN_MAX_FOLD_GPU")
     end if
   end subroutine gpu
 
