@@ -25,9 +25,9 @@
 !   to two arguments when one of them is written.
 !
 ! * Value functions, for expressions: s = adn_sum_value(x [, fold] [, stat]). Without stat an
-!   error writes the status text to error_unit and stops the program (error stop; in an MPI
-!   job that ends this rank only); with stat the status is stored there and the result is a
-!   quiet NaN on error.
+!   error writes the status text to error_unit and stops the program (error stop; an MPI
+!   program that must end all ranks cleanly passes stat and calls MPI_Abort); with stat the
+!   status is stored there and the result is a quiet NaN on error.
 !
 ! * Accumulators: type(adn_acc_f64) and type(adn_acc_f32), bind(C) with private components,
 !   of the C structs' size and alignment (1024 and 512 bytes, 8-byte aligned; c_sizeof
@@ -60,8 +60,8 @@
 !     st = adn_cuda_cumsum_from(start, x, y)   adn_hip_cumsum_from
 !
 !   and device memory goes as type(c_ptr) with its length, so that any way of allocating it
-!   works (cudaMalloc through iso_c_binding, or transfer(c_devloc(a), c_null_ptr) for a CUDA
-!   Fortran device array a):
+!   works (cudaMalloc through iso_c_binding, or e.g. transfer(c_devloc(a), c_null_ptr) for a
+!   CUDA Fortran device array a):
 !
 !     st = adn_cuda_sum(xptr, n, s [, fold])   integer(c_size_t) n; the type of s (real64 or
 !                                              real32) gives the element type

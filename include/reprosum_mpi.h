@@ -61,8 +61,9 @@
  *
  * Errors inside the user operation. An MPI user function cannot return an error. When a
  * merge fails inside it (accumulators of different folds, more values than the capacity, an
- * accumulator not initialised), the result element is *poisoned*: zeroed, which every
- * libreprosum function refuses (ADN_NOT_INITIALIZED), plus a mark holding the status. A
+ * accumulator not initialised), the result element is *poisoned*: zeroed but for a mark
+ * holding the status; its zero tag word makes every libreprosum function refuse it
+ * (ADN_NOT_INITIALIZED). A
  * poisoned input poisons the result, and of two poisons the smaller status is kept. After a
  * reduction, adn_mpi_acc_f64_status(&result) returns that status (ADN_OK for a valid
  * accumulator). The functions above never get there: they agree on the arguments first.
