@@ -23,7 +23,8 @@
  * values, cumulative sums from 16,384; smaller ones run on the calling thread) over a
  * process-wide pool of adn_get_num_threads() threads: adn_set_num_threads(n),
  * else the environment variable ADN_NUM_THREADS, else the cores in the process's CPU
- * affinity. 1 means the calling thread only. The bits never depend on it. Calls from many
+ * affinity (shared out among the node's MPI ranks when the launcher left every rank on every
+ * core). 1 means the calling thread only. The bits never depend on it. Calls from many
  * threads (an OpenMP parallel region, application threads) share the one pool: at most that
  * many threads compute for the library, callers wait for their own call, and no pool thread
  * ever waits for a caller (no deadlock, no oversubscription). In a child of fork() the first

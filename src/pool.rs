@@ -9,7 +9,8 @@
 //! 2. the environment variable `ADN_NUM_THREADS` (a positive decimal number; read once, at
 //!    the first call that needs the pool; anything else is ignored), else
 //! 3. the number of cores the process may run on ([`std::thread::available_parallelism`]:
-//!    the CPU affinity mask, and on Linux the cgroup CPU quota).
+//!    the CPU affinity mask, and on Linux the cgroup CPU quota), divided by the MPI ranks on
+//!    this node when the launcher left every rank on every core.
 //!
 //! With one thread nothing is handed to a pool: the call runs on the calling thread. Small
 //! inputs also run on the calling thread (see `INLINE_SUM` in the crate root). The bits
@@ -57,14 +58,46 @@ fn from_env() -> Option<usize> {
     v.trim().parse::<usize>().ok().filter(|&n| n > 0)
 }
 
+/// The default size without `ADN_NUM_THREADS`: the cores the process may run on, shared
+/// with the other ranks of an MPI job on this node when the launcher left every rank on every
+/// core (see [`set_num_threads`]).
+fn default_size() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match (local_ranks(), online_cpus()) {
+        (Some(ranks), Some(online)) if ranks > 1 && cores >= online => (cores / ranks).max(1),
+        _ => cores,
+    }
+}
+
+/// The number of ranks of this MPI job on this node, as the launchers state it (Open MPI,
+/// MPICH and Intel MPI's Hydra, PMIx).
+fn local_ranks() -> Option<usize> {
+    ["OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMIX_LOCAL_SIZE"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+}
+
+/// The number of online CPUs (Linux: `/sys/devices/system/cpu/online`, a list of ranges).
+fn online_cpus() -> Option<usize> {
+    let text = std::fs::read_to_string("/sys/devices/system/cpu/online").ok()?;
+    let mut n = 0usize;
+    for part in text.trim().split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b) = (a.parse::<usize>().ok()?, b.parse::<usize>().ok()?);
+        n += b.checked_sub(a)? + 1;
+    }
+    (n > 0).then_some(n)
+}
+
 impl State {
     fn size(&mut self) -> usize {
         if self.requested > 0 {
             return self.requested;
         }
-        *self.default.get_or_insert_with(|| {
-            from_env().unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        })
+        *self
+            .default
+            .get_or_insert_with(|| from_env().unwrap_or_else(default_size))
     }
 
     /// The pool of the current size (built if needed); `None` for one thread.
@@ -110,7 +143,11 @@ impl State {
 /// a call from any other thread runs on the facade's own pool, of this size, shared by every
 /// such caller (callers wait for their own call; no worker waits for a caller). The default
 /// is `ADN_NUM_THREADS` (a positive number, read once) or else
-/// [`std::thread::available_parallelism`] (the CPU affinity mask and cgroup quota). Small
+/// [`std::thread::available_parallelism`] (the CPU affinity mask and cgroup quota); under an
+/// MPI launcher that left every rank free to run on every core of the node
+/// (`mpirun --bind-to none`), that count divided by the ranks on the node
+/// (`OMPI_COMM_WORLD_LOCAL_SIZE`, `MPI_LOCALNRANKS` or `PMIX_LOCAL_SIZE`), so that the ranks'
+/// pools do not oversubscribe the cores. Small
 /// inputs run on the calling thread. A child of `fork` starts its own pool. The bits never
 /// depend on any of this.
 ///

@@ -261,6 +261,18 @@ fn c_tests() {
 /// Runs `test_threads` (built with OpenMP) with an environment and CPU affinity, expecting
 /// the default thread count it implies.
 fn threads_run(exe: &Path, env: Option<&str>, one_core: bool, expected: usize) {
+    threads_run_with(exe, env, one_core, None, expected)
+}
+
+/// [`threads_run`] as rank of an MPI job with `local_ranks` ranks on this node (Open MPI's
+/// variable).
+fn threads_run_with(
+    exe: &Path,
+    env: Option<&str>,
+    one_core: bool,
+    local_ranks: Option<usize>,
+    expected: usize,
+) {
     let mut cmd = if one_core {
         let mut c = Command::new("taskset");
         c.args(["-c", "0"]).arg(exe);
@@ -268,7 +280,14 @@ fn threads_run(exe: &Path, env: Option<&str>, one_core: bool, expected: usize) {
     } else {
         Command::new(exe)
     };
-    cmd.arg(expected.to_string()).env_remove("ADN_NUM_THREADS");
+    cmd.arg(expected.to_string())
+        .env_remove("ADN_NUM_THREADS")
+        .env_remove("OMPI_COMM_WORLD_LOCAL_SIZE")
+        .env_remove("MPI_LOCALNRANKS")
+        .env_remove("PMIX_LOCAL_SIZE");
+    if let Some(r) = local_ranks {
+        cmd.env("OMPI_COMM_WORLD_LOCAL_SIZE", r.to_string());
+    }
     if let Some(v) = env {
         cmd.env("ADN_NUM_THREADS", v);
     }
@@ -307,4 +326,10 @@ fn c_threads_and_openmp() {
     // One core in the affinity mask: one thread by default; the variable still wins.
     threads_run(&exe, None, true, 1);
     threads_run(&exe, Some("2"), true, 2);
+    // MPI ranks free on every core share them; ranks bound to fewer cores keep theirs; the
+    // variable still wins.
+    threads_run_with(&exe, None, false, Some(2), (cores / 2).max(1));
+    threads_run_with(&exe, None, false, Some(cores + 1), 1);
+    threads_run_with(&exe, None, true, Some(2), 1);
+    threads_run_with(&exe, Some("2"), false, Some(2), 2);
 }
