@@ -153,6 +153,13 @@ fn bench_threads<T: Plain>(c: &mut Criterion, name: &str) {
         g.bench_function(BenchmarkId::new("reprosum_k3", threads), |b| {
             b.iter(|| pool.install(|| reprosum::sum(black_box(&x)).unwrap()))
         });
+        // The facade's own pool, as the C library and any caller outside rayon use it.
+        reprosum::set_num_threads(threads).unwrap();
+        bits.push(reprosum::sum(&x).unwrap().bits());
+        g.bench_function(BenchmarkId::new("reprosum_k3_facade_pool", threads), |b| {
+            b.iter(|| reprosum::sum(black_box(&x)).unwrap())
+        });
+        reprosum::set_num_threads(1).unwrap();
         // The baseline: the 16-lane plain sum over the same pool (chunks of 1/4 of the data
         // per thread, partial sums added), what these cores' caches give a plain sum.
         g.bench_function(BenchmarkId::new("lanes16", threads), |b| {
@@ -175,6 +182,9 @@ fn bench_threads<T: Plain>(c: &mut Criterion, name: &str) {
 
 fn benches(c: &mut Criterion) {
     // One core: every figure here is single-threaded.
+    // One thread for every group but `threads_*`: calls from this (main) thread run on the
+    // facade's pool, set to the calling thread only.
+    reprosum::set_num_threads(1).expect("one thread");
     let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
     println!("deposit path: {}", reprosum::current_path().name());
     bench_sum::<f64>(c, "f64");

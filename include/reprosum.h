@@ -2,12 +2,59 @@
  * reprosum: bit-reproducible floating-point sums and cumulative sums (ReproBLAS-compatible
  * K-fold binned accumulators), the C interface of libreprosum.
  *
- * Conventions: every function returns an adn_status (ADN_OK = 0 on success); inputs come
- * before outputs; outputs are written only on success; a sum's scalar `out` is never NULL;
- * an array pointer may be NULL only when its length is 0; a cumulative sum's input and
- * output are either equal (in place) or do not overlap. No function aborts or unwinds.
+ * THE PROMISE. A sum depends only on the multiset of values, the type and the fold K: not on
+ * the order, the thread count, the chunking, the machine or the device (CPU, CUDA, HIP), and
+ * for finite input it has the bits of ReproBLAS's binned sum at the same K. cumsum(x)[i] has
+ * the bits of sum(x[0..i]). Folds: 2..52 (double), 2..21 (float) on the CPU; 2..8
+ * (ADN_MAX_FOLD_GPU) on a GPU. Error about n * 2^(-W(K-1)) * max|x| (W = 40 double, 13
+ * float); NaN, or +Inf with -Inf, gives the canonical quiet NaN; an Inf of one sign wins;
+ * overflow gives +-Inf (see README.md).
  *
- * Link: -lreprosum -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc (static library).
+ * CONVENTIONS. Every function returns an adn_status (ADN_OK = 0 on success); inputs come
+ * before outputs; outputs are written only on success, and an accumulator is unchanged on
+ * error; a sum's scalar `out` is never NULL; an array pointer may be NULL only when its
+ * length is 0; a cumulative sum's input and output are either equal (in place) or do not
+ * overlap. Checks happen before any element is read. adn_status_string() names any code.
+ *
+ * THREADS AND REENTRANCY. Every function is reentrant and may be called from any number of
+ * threads at once; the library keeps no state but its thread pool. An accumulator struct is
+ * plain caller memory: one thread at a time may change it (use one per thread and merge).
+ * adn_sum_*, adn_cumsum_* and adn_acc_*_add_array split large arrays (sums from 131,072
+ * values, cumulative sums from 16,384; smaller ones run on the calling thread) over a
+ * process-wide pool of adn_get_num_threads() threads: adn_set_num_threads(n),
+ * else the environment variable ADN_NUM_THREADS, else the cores in the process's CPU
+ * affinity. 1 means the calling thread only. The bits never depend on it. Calls from many
+ * threads (an OpenMP parallel region, application threads) share the one pool: at most that
+ * many threads compute for the library, callers wait for their own call, and no pool thread
+ * ever waits for a caller (no deadlock, no oversubscription). In a child of fork() the first
+ * large call starts a new pool. Inside a parallel region that already uses every core, call
+ * adn_set_num_threads(1) to keep each call on its own thread.
+ *
+ * FLOATING-POINT MODE. The functions set round-to-nearest without flush-to-zero or
+ * denormals-are-zero (MXCSR on x86-64, FPCR on aarch64) on every thread that works for the
+ * call, and restore the caller's mode before returning: fast-math flags do not change bits.
+ *
+ * FAILURE, NOT ABORT. No panic or abort crosses into C: a bug inside the library returns
+ * ADN_INTERNAL_ERROR (after which an output array's contents are unspecified). This needs
+ * the library built with Rust's default panic = "unwind"; a build with panic = "abort"
+ * aborts on a bug instead. A host allocation or thread the system refuses returns
+ * ADN_OUT_OF_MEMORY.
+ *
+ * GPUS (adn_cuda_*, adn_hip_*; ADN_NOT_BUILT without the cuda / hip build feature). Device
+ * pointers are used in place on the device that holds them; host pointers are copied to the
+ * calling thread's current device (device 0 if none). A sum's scalar `out` and accumulator
+ * structs are host memory. Each call returns when its result is written; `_stream` variants
+ * order the work on the caller's stream (NULL: the default stream). The calls leave the
+ * caller's current CUDA context / HIP device as they found it.
+ *
+ * ENCODINGS. adn_acc_*_to_bytes writes the portable form: little-endian on every machine,
+ * format version 2 (with a CRC-32C), at most ADN_ACC_ENCODED_MAX bytes; _from_bytes reads
+ * versions 1 and 2 and refuses anything else (ADN_BAD_ENCODING). The struct's own bytes
+ * (memcpy, MPI_BYTE) are meaningful only to the same build of the library. Versions:
+ * ADN_VERSION_MAJOR.ADN_VERSION_MINOR.ADN_VERSION_PATCH here, adn_version() at run time.
+ *
+ * Link: -lreprosum -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc (static library), or
+ * pkg-config --libs reprosum.
  *
  * SPDX-License-Identifier: MIT OR Apache-2.0
  */
@@ -67,6 +114,12 @@
  * The largest fold of a `float` sum.
  */
 #define ADN_MAX_FOLD_F32 21
+
+/**
+ * The largest fold of a GPU sum (`adn_cuda_*`, `adn_hip_*`), double or float; a larger
+ * fold there is `ADN_INVALID_FOLD`.
+ */
+#define ADN_MAX_FOLD_GPU 8
 
 /**
  * The most `double` values one sum or accumulator may hold and keep the guarantee:
@@ -335,6 +388,46 @@ adn_status adn_cumsum_f64_fold(const double *input, double *out, size_t n, unsig
 adn_status adn_cumsum_f32_fold(const float *input, float *out, size_t n, unsigned int fold);
 
 /**
+ * Sets the number of threads `adn_sum_*`, `adn_cumsum_*` and `adn_acc_*_add_array` use:
+ * `n` threads, 1 for the calling thread only, or 0 for the default (the environment
+ * variable `ADN_NUM_THREADS` if it is a positive number, else the number of cores the
+ * process may run on: its CPU affinity). The threads start here; `ADN_OUT_OF_MEMORY`, with
+ * the previous setting kept, if the system refuses them. The bits of every result are the
+ * same for every thread count.
+ */
+adn_status adn_set_num_threads(unsigned int n);
+
+/**
+ * The number of threads a call uses (at least 1): the last `adn_set_num_threads` value
+ * above 0, else the default.
+ */
+unsigned int adn_get_num_threads(void);
+
+/**
+ * The reproducible cumulative sum of `n` doubles continued from `*start`: `out[i]` gets the
+ * bits of the value of `*start` merged with `input[0]` to `input[i]`, at `*start`'s fold.
+ * `*start` is only read. With `MPI_Exscan` of the ranks' accumulators as `start`, each
+ * rank's slice of a distributed cumulative sum has the bits of the one-process one.
+ *
+ * `input == out` computes in place; any other overlap is `ADN_OVERLAP`. The capacity counts
+ * what `*start` holds. Every check happens before anything is written.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f64`; `input` to `n` readable doubles and `out` to
+ * `n` writable doubles (or `n == 0`).
+ */
+adn_status adn_cumsum_f64_from(const struct adn_acc_f64 *start, const double *input, double *out, size_t n);
+
+/**
+ * The float twin of `adn_cumsum_f64_from`.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f32`; `input` to `n` readable floats and `out` to
+ * `n` writable floats (or `n == 0`).
+ */
+adn_status adn_cumsum_f32_from(const struct adn_acc_f32 *start, const float *input, float *out, size_t n);
+
+/**
  * Sets up an empty double accumulator of fold `fold` (2 to 52; `ADN_DEFAULT_FOLD` is 3).
  * Any previous content of `*acc` is overwritten; nothing is written on error.
  *
@@ -483,8 +576,9 @@ adn_status adn_acc_f32_from_bytes(struct adn_acc_f32 *acc, const uint8_t *bytes,
 adn_status adn_cuda_sum_f64(const double *x, size_t n, double *out);
 
 /**
- * The reproducible sum of `n` floats on the current CUDA device, at fold 3. As
- * `adn_cuda_sum_f64`.
+ * The reproducible sum of `n` floats on the current CUDA device, at fold 3. `x` is a
+ * device pointer or a host pointer (copied); `*out` is host memory, written only on
+ * success. `ADN_NOT_BUILT` in a build without CUDA support.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -504,7 +598,7 @@ adn_status adn_cuda_sum_f64_fold(const double *x, size_t n, unsigned int fold, d
 
 /**
  * The reproducible sum of `n` floats on the current CUDA device, at fold `fold`. As
- * `adn_cuda_sum_f64`.
+ * `adn_cuda_sum_f32`.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -514,8 +608,8 @@ adn_status adn_cuda_sum_f32_fold(const float *x, size_t n, unsigned int fold, fl
 
 /**
  * The reproducible cumulative sum of `n` doubles on the current CUDA device, at fold 3
- * (`input == out` allowed, other overlap is an error). `ADN_NOT_BUILT` in a build without
- * CUDA support.
+ * (`input == out` allowed, other overlap is an error). The output lives where the input
+ * lives (host or device memory).
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -524,8 +618,9 @@ adn_status adn_cuda_sum_f32_fold(const float *x, size_t n, unsigned int fold, fl
 adn_status adn_cuda_cumsum_f64(const double *input, double *out, size_t n);
 
 /**
- * The reproducible cumulative sum of `n` floats on the current CUDA device, at fold 3. As
- * `adn_cuda_cumsum_f64`.
+ * The reproducible cumulative sum of `n` floats on the current CUDA device, at fold 3
+ * (`input == out` allowed, other overlap is an error). The output lives where the input
+ * lives (host or device memory).
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -545,13 +640,151 @@ adn_status adn_cuda_cumsum_f64_fold(const double *input, double *out, size_t n, 
 
 /**
  * The reproducible cumulative sum of `n` floats on the current CUDA device, at fold
- * `fold`. As `adn_cuda_cumsum_f64`.
+ * `fold`. As `adn_cuda_cumsum_f32`.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
  * prefix, in device or host memory (not read in a build without this back end).
  */
 adn_status adn_cuda_cumsum_f32_fold(const float *input, float *out, size_t n, unsigned int fold);
+
+/**
+ * The reproducible sum of `n` doubles on the CUDA device that owns `stream` (or the
+ * current one), at fold `fold`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `*out` is written. As `adn_cuda_sum_f64` otherwise.
+ *
+ * # Safety
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
+ */
+adn_status adn_cuda_sum_f64_stream(const double *x, size_t n, unsigned int fold, double *out, void *stream);
+
+/**
+ * The reproducible sum of `n` floats on the CUDA device that owns `stream` (or the
+ * current one), at fold `fold`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `*out` is written. As `adn_cuda_sum_f32` otherwise.
+ *
+ * # Safety
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
+ */
+adn_status adn_cuda_sum_f32_stream(const float *x, size_t n, unsigned int fold, float *out, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` doubles on CUDA, ordered on `stream` (a
+ * `cudaStream_t`; NULL is the default stream); returns once `out` is written. As
+ * `adn_cuda_cumsum_f64_fold` otherwise.
+ *
+ * # Safety
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
+ */
+adn_status adn_cuda_cumsum_f64_stream(const double *input, double *out, size_t n, unsigned int fold, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` floats on CUDA, ordered on `stream` (a
+ * `cudaStream_t`; NULL is the default stream); returns once `out` is written. As
+ * `adn_cuda_cumsum_f32_fold` otherwise.
+ *
+ * # Safety
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
+ */
+adn_status adn_cuda_cumsum_f32_stream(const float *input, float *out, size_t n, unsigned int fold, void *stream);
+
+/**
+ * Adds `n` doubles to `*acc` on the CUDA device: `x` is a device pointer (used in place
+ * on the device that holds it) or a host pointer (copied to the current device); the fold
+ * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * `adn_acc_f64_add_array` gives on the same values; on any error it is unchanged.
+ * `*acc` itself is host memory.
+ *
+ * # Safety
+ * `acc` points to a readable and writable `adn_acc_f64` in host memory; `x` to `n` readable
+ * doubles in host or device memory (not read in a build without this back end).
+ */
+adn_status adn_cuda_acc_f64_add_array(struct adn_acc_f64 *acc, const double *x, size_t n);
+
+/**
+ * `adn_cuda_acc_f64_add_array` ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `*acc` is written.
+ *
+ * # Safety
+ * As `adn_cuda_acc_f64_add_array`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_cuda_acc_f64_add_array_stream(struct adn_acc_f64 *acc, const double *x, size_t n, void *stream);
+
+/**
+ * Adds `n` floats to `*acc` on the CUDA device: `x` is a device pointer (used in place
+ * on the device that holds it) or a host pointer (copied to the current device); the fold
+ * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * `adn_acc_f32_add_array` gives on the same values; on any error it is unchanged.
+ * `*acc` itself is host memory.
+ *
+ * # Safety
+ * `acc` points to a readable and writable `adn_acc_f32` in host memory; `x` to `n` readable
+ * floats in host or device memory (not read in a build without this back end).
+ */
+adn_status adn_cuda_acc_f32_add_array(struct adn_acc_f32 *acc, const float *x, size_t n);
+
+/**
+ * `adn_cuda_acc_f32_add_array` ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `*acc` is written.
+ *
+ * # Safety
+ * As `adn_cuda_acc_f32_add_array`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_cuda_acc_f32_add_array_stream(struct adn_acc_f32 *acc, const float *x, size_t n, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` doubles continued from `*start`, on the CUDA
+ * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+ * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f64_from` gives. Memory rules as
+ * `adn_cuda_cumsum_f64`; `*start` is host memory, only read.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f64` in host memory; `input` and `out` as for
+ * `adn_cuda_cumsum_f64` (not read in a build without this back end).
+ */
+adn_status adn_cuda_cumsum_f64_from(const struct adn_acc_f64 *start, const double *input, double *out, size_t n);
+
+/**
+ * `adn_cuda_cumsum_f64_from` ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_cumsum_f64_from`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_cuda_cumsum_f64_from_stream(const struct adn_acc_f64 *start, const double *input, double *out, size_t n, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` floats continued from `*start`, on the CUDA
+ * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+ * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f32_from` gives. Memory rules as
+ * `adn_cuda_cumsum_f32`; `*start` is host memory, only read.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f32` in host memory; `input` and `out` as for
+ * `adn_cuda_cumsum_f32` (not read in a build without this back end).
+ */
+adn_status adn_cuda_cumsum_f32_from(const struct adn_acc_f32 *start, const float *input, float *out, size_t n);
+
+/**
+ * `adn_cuda_cumsum_f32_from` ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_cumsum_f32_from`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_cuda_cumsum_f32_from_stream(const struct adn_acc_f32 *start, const float *input, float *out, size_t n, void *stream);
 
 /**
  * The reproducible sum of `n` doubles on the current HIP (AMD) device, at fold 3. `x` is a
@@ -565,8 +798,9 @@ adn_status adn_cuda_cumsum_f32_fold(const float *input, float *out, size_t n, un
 adn_status adn_hip_sum_f64(const double *x, size_t n, double *out);
 
 /**
- * The reproducible sum of `n` floats on the current HIP device, at fold 3. As
- * `adn_hip_sum_f64`.
+ * The reproducible sum of `n` floats on the current HIP (AMD) device, at fold 3. `x` is a
+ * device pointer or a host pointer (copied); `*out` is host memory, written only on
+ * success. `ADN_NOT_BUILT` in a build without HIP support.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -575,7 +809,7 @@ adn_status adn_hip_sum_f64(const double *x, size_t n, double *out);
 adn_status adn_hip_sum_f32(const float *x, size_t n, float *out);
 
 /**
- * The reproducible sum of `n` doubles on the current HIP device, at fold `fold`. As
+ * The reproducible sum of `n` doubles on the current HIP (AMD) device, at fold `fold`. As
  * `adn_hip_sum_f64`.
  *
  * # Safety
@@ -585,8 +819,8 @@ adn_status adn_hip_sum_f32(const float *x, size_t n, float *out);
 adn_status adn_hip_sum_f64_fold(const double *x, size_t n, unsigned int fold, double *out);
 
 /**
- * The reproducible sum of `n` floats on the current HIP device, at fold `fold`. As
- * `adn_hip_sum_f64`.
+ * The reproducible sum of `n` floats on the current HIP (AMD) device, at fold `fold`. As
+ * `adn_hip_sum_f32`.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -595,9 +829,9 @@ adn_status adn_hip_sum_f64_fold(const double *x, size_t n, unsigned int fold, do
 adn_status adn_hip_sum_f32_fold(const float *x, size_t n, unsigned int fold, float *out);
 
 /**
- * The reproducible cumulative sum of `n` doubles on the current HIP device, at fold 3
- * (`input == out` allowed, other overlap is an error). `ADN_NOT_BUILT` in a build without
- * HIP support.
+ * The reproducible cumulative sum of `n` doubles on the current HIP (AMD) device, at fold 3
+ * (`input == out` allowed, other overlap is an error). The output lives where the input
+ * lives (host or device memory).
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -606,8 +840,9 @@ adn_status adn_hip_sum_f32_fold(const float *x, size_t n, unsigned int fold, flo
 adn_status adn_hip_cumsum_f64(const double *input, double *out, size_t n);
 
 /**
- * The reproducible cumulative sum of `n` floats on the current HIP device, at fold 3. As
- * `adn_hip_cumsum_f64`.
+ * The reproducible cumulative sum of `n` floats on the current HIP (AMD) device, at fold 3
+ * (`input == out` allowed, other overlap is an error). The output lives where the input
+ * lives (host or device memory).
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -616,7 +851,7 @@ adn_status adn_hip_cumsum_f64(const double *input, double *out, size_t n);
 adn_status adn_hip_cumsum_f32(const float *input, float *out, size_t n);
 
 /**
- * The reproducible cumulative sum of `n` doubles on the current HIP device, at fold
+ * The reproducible cumulative sum of `n` doubles on the current HIP (AMD) device, at fold
  * `fold`. As `adn_hip_cumsum_f64`.
  *
  * # Safety
@@ -626,8 +861,8 @@ adn_status adn_hip_cumsum_f32(const float *input, float *out, size_t n);
 adn_status adn_hip_cumsum_f64_fold(const double *input, double *out, size_t n, unsigned int fold);
 
 /**
- * The reproducible cumulative sum of `n` floats on the current HIP device, at fold
- * `fold`. As `adn_hip_cumsum_f64`.
+ * The reproducible cumulative sum of `n` floats on the current HIP (AMD) device, at fold
+ * `fold`. As `adn_hip_cumsum_f32`.
  *
  * # Safety
  * The pointers are as for the host entry point of the same name without the device
@@ -636,57 +871,26 @@ adn_status adn_hip_cumsum_f64_fold(const double *input, double *out, size_t n, u
 adn_status adn_hip_cumsum_f32_fold(const float *input, float *out, size_t n, unsigned int fold);
 
 /**
- * The reproducible sum of `n` doubles on the CUDA device that owns `stream` (or the
- * current one), at fold `fold`, ordered on `stream` (a `cudaStream_t`; NULL is the default
- * stream); returns once `*out` is written. As `adn_cuda_sum_f64` otherwise.
- *
- * # Safety
- * As `adn_cuda_sum_f64`; `stream` is NULL or a live stream of the device that runs the call.
- */
-adn_status adn_cuda_sum_f64_stream(const double *x, size_t n, unsigned int fold, double *out, void *stream);
-
-/**
- * The float twin of `adn_cuda_sum_f64_stream`.
- *
- * # Safety
- * As `adn_cuda_sum_f64_stream`.
- */
-adn_status adn_cuda_sum_f32_stream(const float *x, size_t n, unsigned int fold, float *out, void *stream);
-
-/**
- * The reproducible cumulative sum of `n` doubles on CUDA, ordered on `stream` (a
- * `cudaStream_t`; NULL is the default stream); returns once `out` is written. As
- * `adn_cuda_cumsum_f64_fold` otherwise.
- *
- * # Safety
- * As `adn_cuda_cumsum_f64`; `stream` is NULL or a live stream of the device that runs the
- * call.
- */
-adn_status adn_cuda_cumsum_f64_stream(const double *input, double *out, size_t n, unsigned int fold, void *stream);
-
-/**
- * The float twin of `adn_cuda_cumsum_f64_stream`.
- *
- * # Safety
- * As `adn_cuda_cumsum_f64_stream`.
- */
-adn_status adn_cuda_cumsum_f32_stream(const float *input, float *out, size_t n, unsigned int fold, void *stream);
-
-/**
- * The reproducible sum of `n` doubles on the HIP device that owns `stream` (or the
+ * The reproducible sum of `n` doubles on the HIP (AMD) device that owns `stream` (or the
  * current one), at fold `fold`, ordered on `stream` (a `hipStream_t`; NULL is the default
  * stream); returns once `*out` is written. As `adn_hip_sum_f64` otherwise.
  *
  * # Safety
- * As `adn_hip_sum_f64`; `stream` is NULL or a live stream of the device that runs the call.
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
  */
 adn_status adn_hip_sum_f64_stream(const double *x, size_t n, unsigned int fold, double *out, void *stream);
 
 /**
- * The float twin of `adn_hip_sum_f64_stream`.
+ * The reproducible sum of `n` floats on the HIP (AMD) device that owns `stream` (or the
+ * current one), at fold `fold`, ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `*out` is written. As `adn_hip_sum_f32` otherwise.
  *
  * # Safety
- * As `adn_hip_sum_f64_stream`.
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
  */
 adn_status adn_hip_sum_f32_stream(const float *x, size_t n, unsigned int fold, float *out, void *stream);
 
@@ -696,18 +900,113 @@ adn_status adn_hip_sum_f32_stream(const float *x, size_t n, unsigned int fold, f
  * `adn_hip_cumsum_f64_fold` otherwise.
  *
  * # Safety
- * As `adn_hip_cumsum_f64`; `stream` is NULL or a live stream of the device that runs the
- * call.
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
  */
 adn_status adn_hip_cumsum_f64_stream(const double *input, double *out, size_t n, unsigned int fold, void *stream);
 
 /**
- * The float twin of `adn_hip_cumsum_f64_stream`.
+ * The reproducible cumulative sum of `n` floats on HIP, ordered on `stream` (a
+ * `hipStream_t`; NULL is the default stream); returns once `out` is written. As
+ * `adn_hip_cumsum_f32_fold` otherwise.
  *
  * # Safety
- * As `adn_hip_cumsum_f64_stream`.
+ * The pointers are as for the host entry point of the same name without the device
+ * prefix, in device or host memory (not read in a build without this back end).
+ * `stream` is NULL or a live stream of the device that runs the call.
  */
 adn_status adn_hip_cumsum_f32_stream(const float *input, float *out, size_t n, unsigned int fold, void *stream);
+
+/**
+ * Adds `n` doubles to `*acc` on the HIP (AMD) device: `x` is a device pointer (used in place
+ * on the device that holds it) or a host pointer (copied to the current device); the fold
+ * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * `adn_acc_f64_add_array` gives on the same values; on any error it is unchanged.
+ * `*acc` itself is host memory.
+ *
+ * # Safety
+ * `acc` points to a readable and writable `adn_acc_f64` in host memory; `x` to `n` readable
+ * doubles in host or device memory (not read in a build without this back end).
+ */
+adn_status adn_hip_acc_f64_add_array(struct adn_acc_f64 *acc, const double *x, size_t n);
+
+/**
+ * `adn_hip_acc_f64_add_array` ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `*acc` is written.
+ *
+ * # Safety
+ * As `adn_hip_acc_f64_add_array`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_hip_acc_f64_add_array_stream(struct adn_acc_f64 *acc, const double *x, size_t n, void *stream);
+
+/**
+ * Adds `n` floats to `*acc` on the HIP (AMD) device: `x` is a device pointer (used in place
+ * on the device that holds it) or a host pointer (copied to the current device); the fold
+ * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * `adn_acc_f32_add_array` gives on the same values; on any error it is unchanged.
+ * `*acc` itself is host memory.
+ *
+ * # Safety
+ * `acc` points to a readable and writable `adn_acc_f32` in host memory; `x` to `n` readable
+ * floats in host or device memory (not read in a build without this back end).
+ */
+adn_status adn_hip_acc_f32_add_array(struct adn_acc_f32 *acc, const float *x, size_t n);
+
+/**
+ * `adn_hip_acc_f32_add_array` ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `*acc` is written.
+ *
+ * # Safety
+ * As `adn_hip_acc_f32_add_array`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_hip_acc_f32_add_array_stream(struct adn_acc_f32 *acc, const float *x, size_t n, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` doubles continued from `*start`, on the HIP (AMD)
+ * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+ * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f64_from` gives. Memory rules as
+ * `adn_hip_cumsum_f64`; `*start` is host memory, only read.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f64` in host memory; `input` and `out` as for
+ * `adn_hip_cumsum_f64` (not read in a build without this back end).
+ */
+adn_status adn_hip_cumsum_f64_from(const struct adn_acc_f64 *start, const double *input, double *out, size_t n);
+
+/**
+ * `adn_hip_cumsum_f64_from` ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_cumsum_f64_from`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_hip_cumsum_f64_from_stream(const struct adn_acc_f64 *start, const double *input, double *out, size_t n, void *stream);
+
+/**
+ * The reproducible cumulative sum of `n` floats continued from `*start`, on the HIP (AMD)
+ * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+ * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f32_from` gives. Memory rules as
+ * `adn_hip_cumsum_f32`; `*start` is host memory, only read.
+ *
+ * # Safety
+ * `start` points to a readable `adn_acc_f32` in host memory; `input` and `out` as for
+ * `adn_hip_cumsum_f32` (not read in a build without this back end).
+ */
+adn_status adn_hip_cumsum_f32_from(const struct adn_acc_f32 *start, const float *input, float *out, size_t n);
+
+/**
+ * `adn_hip_cumsum_f32_from` ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_cumsum_f32_from`; `stream` is NULL or a live stream of the device that
+ * runs the call.
+ */
+adn_status adn_hip_cumsum_f32_from_stream(const struct adn_acc_f32 *start, const float *input, float *out, size_t n, void *stream);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -102,6 +102,100 @@ impl From<reprosum_gpu::GpuError> for DeviceError {
     }
 }
 
+/// What kind of failure a [`DeviceError`] is: a classification that does not depend on the
+/// enabled back ends, for bindings that map errors to codes (the C library's statuses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DeviceErrorKind {
+    /// The core's error (capacity, fold, lengths, encoding, host memory).
+    Core(Error),
+    /// This build lacks the back end.
+    NotBuilt,
+    /// No driver or runtime, or no such device.
+    NoDevice,
+    /// Device (or host staging) memory could not be allocated.
+    OutOfMemory,
+    /// A fold the GPU kernels are not built for.
+    UnsupportedFold,
+    /// A pointer the device cannot use (null, misaligned, another device, input and output in
+    /// different memories, overlapping).
+    InvalidPointer,
+    /// A driver or runtime call failed, or the device failed its arithmetic probe.
+    Failed,
+    /// A failure that the library's own checks should have prevented (a bug).
+    Internal,
+}
+
+impl DeviceError {
+    /// The kind of this error.
+    pub fn kind(&self) -> DeviceErrorKind {
+        match self {
+            DeviceError::Core(e) => DeviceErrorKind::Core(*e),
+            DeviceError::NotBuilt(_) => DeviceErrorKind::NotBuilt,
+            #[cfg(any(feature = "cuda", feature = "hip"))]
+            DeviceError::Gpu(g) => {
+                use reprosum_gpu::GpuError as G;
+                match g {
+                    G::NoDriver | G::NoDevice { .. } | G::NoHipRuntime | G::NoHipDevice { .. } => {
+                        DeviceErrorKind::NoDevice
+                    }
+                    // 2 is the out-of-memory code of both CUresult and hipError_t.
+                    G::Driver { code: 2, .. } => DeviceErrorKind::OutOfMemory,
+                    G::Driver { .. } | G::ProbeFailed(_) => DeviceErrorKind::Failed,
+                    G::UnsupportedFold(_) => DeviceErrorKind::UnsupportedFold,
+                    G::CapacityExceeded => DeviceErrorKind::Core(Error::CapacityExceeded),
+                    G::LengthMismatch => DeviceErrorKind::Core(Error::LengthMismatch),
+                    G::InvalidPointer(_) => DeviceErrorKind::InvalidPointer,
+                    G::Core(e) => DeviceErrorKind::Core(*e),
+                    _ => DeviceErrorKind::Internal,
+                }
+            }
+        }
+    }
+}
+
+/// Runs `$body` with `$gpu` naming the back-end module of `$device` (and `$ord` its
+/// ordinal), or returns [`DeviceError::NotBuilt`] for a back end this build lacks.
+/// `Device::Cpu` must be handled before.
+macro_rules! on_device {
+    ($device:expr, $gpu:ident, $ord:ident => $body:expr) => {
+        match $device {
+            #[cfg(feature = "cuda")]
+            Device::Cuda($ord) => {
+                use reprosum_gpu::cuda as $gpu;
+                $body
+            }
+            #[cfg(feature = "hip")]
+            Device::Hip($ord) => {
+                use reprosum_gpu::hip as $gpu;
+                $body
+            }
+            #[allow(unreachable_patterns)] // every device is handled when both GPU features are on
+            other => Err(DeviceError::NotBuilt(other)),
+        }
+    };
+}
+
+/// As [`on_device!`] for a [`Backend`] (the pointer functions: no ordinal).
+macro_rules! on_backend {
+    ($backend:expr, $gpu:ident => $body:expr) => {
+        match $backend {
+            #[cfg(feature = "cuda")]
+            Backend::Cuda => {
+                use reprosum_gpu::cuda as $gpu;
+                $body
+            }
+            #[cfg(feature = "hip")]
+            Backend::Hip => {
+                use reprosum_gpu::hip as $gpu;
+                $body
+            }
+            #[allow(unreachable_patterns)] // every back end is handled when both features are on
+            other => Err(DeviceError::NotBuilt(other.device())),
+        }
+    };
+}
+
 /// The reproducible sum of `xs` at `fold` on `device`.
 ///
 /// # Errors
@@ -110,28 +204,17 @@ impl From<reprosum_gpu::GpuError> for DeviceError {
 pub fn sum_on<T: Float>(device: Device, xs: &[T], fold: usize) -> Result<T, DeviceError> {
     // A bad fold is refused first, whatever the device.
     crate::DynAccumulator::<T>::new(fold)?;
-    match device {
-        Device::Cpu => Ok(crate::sum_fold(xs, fold)?),
-        #[cfg(feature = "cuda")]
-        Device::Cuda(n) => {
-            let dev = reprosum_gpu::cuda::device(n)?;
-            Ok(match as_f64_or_f32(xs) {
-                // T is the type matched (its bits, unchanged).
-                Typed::F64(x) => T::from_bits_u64(dev.sum_host(x, fold)?.to_bits()),
-                Typed::F32(x) => T::from_bits_u64(u64::from(dev.sum_host(x, fold)?.to_bits())),
-            })
-        }
-        #[cfg(feature = "hip")]
-        Device::Hip(n) => {
-            let dev = reprosum_gpu::hip::device(n)?;
-            Ok(match as_f64_or_f32(xs) {
-                Typed::F64(x) => T::from_bits_u64(dev.sum_host(x, fold)?.to_bits()),
-                Typed::F32(x) => T::from_bits_u64(u64::from(dev.sum_host(x, fold)?.to_bits())),
-            })
-        }
-        #[allow(unreachable_patterns)] // every device is handled when both GPU features are on
-        other => Err(DeviceError::NotBuilt(other)),
+    if device == Device::Cpu {
+        return Ok(crate::sum_fold(xs, fold)?);
     }
+    on_device!(device, gpu, n => {
+        let dev = gpu::device(n)?;
+        Ok(match as_f64_or_f32(xs) {
+            // T is the type matched (its bits, unchanged).
+            Typed::F64(x) => T::from_bits_u64(dev.sum_host(x, fold)?.to_bits()),
+            Typed::F32(x) => T::from_bits_u64(u64::from(dev.sum_host(x, fold)?.to_bits())),
+        })
+    })
 }
 
 /// The accumulator of `xs` at `fold`, computed on `device`: ready to merge with others (of
@@ -147,35 +230,17 @@ pub fn accumulate_on<T: Float>(
     fold: usize,
 ) -> Result<crate::DynAccumulator<T>, DeviceError> {
     crate::DynAccumulator::<T>::new(fold)?;
-    match device {
-        Device::Cpu => Ok(crate::accumulate(xs, &crate::Options::with_fold(fold))?),
-        #[cfg(feature = "cuda")]
-        Device::Cuda(n) => {
-            let dev = reprosum_gpu::cuda::device(n)?;
-            let (launch, stream) = (
-                reprosum_gpu::cuda::Launch::default(),
-                reprosum_gpu::cuda::Stream::DEFAULT,
-            );
-            match as_f64_or_f32(xs) {
-                Typed::F64(x) => same_type(&dev.accumulate_host_with(x, fold, stream, &launch)?.0),
-                Typed::F32(x) => same_type(&dev.accumulate_host_with(x, fold, stream, &launch)?.0),
-            }
-        }
-        #[cfg(feature = "hip")]
-        Device::Hip(n) => {
-            let dev = reprosum_gpu::hip::device(n)?;
-            let (launch, stream) = (
-                reprosum_gpu::hip::Launch::default(),
-                reprosum_gpu::hip::Stream::DEFAULT,
-            );
-            match as_f64_or_f32(xs) {
-                Typed::F64(x) => same_type(&dev.accumulate_host_with(x, fold, stream, &launch)?.0),
-                Typed::F32(x) => same_type(&dev.accumulate_host_with(x, fold, stream, &launch)?.0),
-            }
-        }
-        #[allow(unreachable_patterns)] // every device is handled when both GPU features are on
-        other => Err(DeviceError::NotBuilt(other)),
+    if device == Device::Cpu {
+        return Ok(crate::accumulate(xs, &crate::Options::with_fold(fold))?);
     }
+    on_device!(device, gpu, n => {
+        let dev = gpu::device(n)?;
+        let (launch, stream) = (gpu::Launch::default(), gpu::Stream::DEFAULT);
+        match as_f64_or_f32(xs) {
+            Typed::F64(x) => same_type(&dev.accumulate_host_with(x, fold, stream, &launch)?.0),
+            Typed::F32(x) => same_type(&dev.accumulate_host_with(x, fold, stream, &launch)?.0),
+        }
+    })
 }
 
 /// An accumulator of the element type `U` seen as one of `T`, which is the same type (the
@@ -197,32 +262,173 @@ pub fn cumsum_on<T: Float>(device: Device, xs: &[T], out: &mut [T], fold: usize)
     if xs.len() != out.len() {
         return Err(Error::LengthMismatch.into());
     }
-    match device {
-        Device::Cpu => Ok(crate::cumsum_fold(xs, out, fold)?),
-        #[cfg(feature = "cuda")]
-        Device::Cuda(n) => {
-            let dev = reprosum_gpu::cuda::device(n)?;
-            match (as_f64_or_f32(xs), as_f64_or_f32_mut(out)) {
-                (Typed::F64(x), TypedMut::F64(o)) => dev.cumsum_host(x, o, fold)?,
-                (Typed::F32(x), TypedMut::F32(o)) => dev.cumsum_host(x, o, fold)?,
-                // Input and output have the one element type T.
-                _ => return Err(Error::LengthMismatch.into()),
-            }
-            Ok(())
-        }
-        #[cfg(feature = "hip")]
-        Device::Hip(n) => {
-            let dev = reprosum_gpu::hip::device(n)?;
-            match (as_f64_or_f32(xs), as_f64_or_f32_mut(out)) {
-                (Typed::F64(x), TypedMut::F64(o)) => dev.cumsum_host(x, o, fold)?,
-                (Typed::F32(x), TypedMut::F32(o)) => dev.cumsum_host(x, o, fold)?,
-                _ => return Err(Error::LengthMismatch.into()),
-            }
-            Ok(())
-        }
-        #[allow(unreachable_patterns)] // every device is handled when both GPU features are on
-        other => Err(DeviceError::NotBuilt(other)),
+    if device == Device::Cpu {
+        return Ok(crate::cumsum_fold(xs, out, fold)?);
     }
+    on_device!(device, gpu, n => {
+        let dev = gpu::device(n)?;
+        match (as_f64_or_f32(xs), as_f64_or_f32_mut(out)) {
+            (Typed::F64(x), TypedMut::F64(o)) => dev.cumsum_host(x, o, fold)?,
+            (Typed::F32(x), TypedMut::F32(o)) => dev.cumsum_host(x, o, fold)?,
+            // Input and output have the one element type T.
+            _ => return Err(Error::LengthMismatch.into()),
+        }
+        Ok(())
+    })
+}
+
+/// A GPU back end, for the pointer functions ([`sum_ptr`], [`cumsum_ptr`], [`add_ptr`],
+/// [`cumsum_from_ptr`]), which run on the device that holds their device pointers, or the
+/// calling thread's current device for host pointers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Backend {
+    /// CUDA (feature `cuda`).
+    Cuda,
+    /// HIP (feature `hip`).
+    Hip,
+}
+
+impl Backend {
+    /// Whether this build has the back end.
+    pub fn is_built(self) -> bool {
+        match self {
+            Backend::Cuda => cfg!(feature = "cuda"),
+            Backend::Hip => cfg!(feature = "hip"),
+        }
+    }
+
+    /// The back end's device 0 (what [`DeviceError::NotBuilt`] names).
+    fn device(self) -> Device {
+        match self {
+            Backend::Cuda => Device::Cuda(0),
+            Backend::Hip => Device::Hip(0),
+        }
+    }
+}
+
+/// The reproducible sum of `n` values at `x` on a GPU: `x` is a device pointer (used in
+/// place, on the device that holds it) or a host pointer (copied to the current device);
+/// `stream` is null (the default stream) or a `cudaStream_t` / `hipStream_t` of that device,
+/// synchronised before returning. This is what the C library's `adn_cuda_sum_*` call.
+///
+/// # Safety
+/// `x` points to `n` readable, aligned values (or `n == 0`), in host memory or the memory of
+/// a device of `backend`; `stream` is null or a live stream of the device that runs the call.
+///
+/// # Errors
+/// As [`sum_on`]; `DeviceError::Gpu` for pointers the device cannot use.
+pub unsafe fn sum_ptr<T: Float>(
+    backend: Backend,
+    x: *const T,
+    n: usize,
+    fold: usize,
+    stream: *mut core::ffi::c_void,
+) -> Result<T, DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    let _ = (x, n, stream);
+    on_backend!(backend, gpu => Ok(match T::DTYPE {
+        // SAFETY (both arms): T is the type matched (`Float` is sealed), so the cast is the
+        // identity; the caller's contract is `sum_ptr`'s.
+        Dtype::F64 => T::from_bits_u64(unsafe { gpu::sum_ptr(x.cast::<f64>(), n, fold, stream) }?.to_bits()),
+        Dtype::F32 => {
+            T::from_bits_u64(u64::from(unsafe { gpu::sum_ptr(x.cast::<f32>(), n, fold, stream) }?.to_bits()))
+        }
+    }))
+}
+
+/// The reproducible cumulative sum of `n` values at `input` on a GPU, into `out`, which
+/// lives where `input` lives (device memory of one device, used in place, or host memory,
+/// copied); `out == input` is allowed, any other overlap is an error. As [`sum_ptr`]
+/// otherwise. This is what the C library's `adn_cuda_cumsum_*` call.
+///
+/// # Safety
+/// `input` points to `n` readable and `out` to `n` writable aligned values, both in host
+/// memory or both on one device of `backend`; `stream` as for [`sum_ptr`].
+///
+/// # Errors
+/// As [`sum_ptr`]. Errors before the launch leave `out` untouched; a device fault during the
+/// kernels may leave a device-resident `out` partly written.
+pub unsafe fn cumsum_ptr<T: Float>(
+    backend: Backend,
+    input: *const T,
+    out: *mut T,
+    n: usize,
+    fold: usize,
+    stream: *mut core::ffi::c_void,
+) -> Result<(), DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    let _ = (input, out, n, stream);
+    on_backend!(backend, gpu => match T::DTYPE {
+        // SAFETY (both arms): as in `sum_ptr`.
+        Dtype::F64 => Ok(unsafe { gpu::cumsum_ptr(input.cast::<f64>(), out.cast::<f64>(), n, fold, stream) }?),
+        Dtype::F32 => Ok(unsafe { gpu::cumsum_ptr(input.cast::<f32>(), out.cast::<f32>(), n, fold, stream) }?),
+    })
+}
+
+/// Adds `n` values at `x` (device or host memory, as for [`sum_ptr`]) to `acc` on a GPU, at
+/// `acc`'s fold: afterwards `acc` has exactly the state `acc.add_slice` gives on the same
+/// values. On any error `acc` is unchanged. This is what `adn_cuda_acc_*_add_array` call.
+///
+/// # Safety
+/// As [`sum_ptr`].
+///
+/// # Errors
+/// As [`sum_ptr`], and [`Error::CapacityExceeded`] counting what `acc` holds.
+pub unsafe fn add_ptr<T: Float>(
+    backend: Backend,
+    acc: &mut crate::DynAccumulator<T>,
+    x: *const T,
+    n: usize,
+    stream: *mut core::ffi::c_void,
+) -> Result<(), DeviceError> {
+    if n as u64 > T::CAPACITY - acc.count().min(T::CAPACITY) {
+        return Err(Error::CapacityExceeded.into());
+    }
+    let _ = (x, stream);
+    on_backend!(backend, gpu => match T::DTYPE {
+        // SAFETY (both arms): T is the type matched, so the casts of the accumulator and the
+        // pointer are the identity; the caller's contract is `add_ptr`'s.
+        Dtype::F64 => Ok(unsafe {
+            gpu::add_ptr(&mut *(acc as *mut crate::DynAccumulator<T>).cast::<crate::DynAccumulator<f64>>(), x.cast::<f64>(), n, stream)
+        }?),
+        Dtype::F32 => Ok(unsafe {
+            gpu::add_ptr(&mut *(acc as *mut crate::DynAccumulator<T>).cast::<crate::DynAccumulator<f32>>(), x.cast::<f32>(), n, stream)
+        }?),
+    })
+}
+
+/// The reproducible cumulative sum of `n` values at `input` continued from `start`, on a
+/// GPU: `out[i]` has the bits of the value of `start` merged with `input[..=i]`, at
+/// `start`'s fold (as [`crate::cumsum_from`] on the CPU). Memory rules as [`cumsum_ptr`].
+/// This is what `adn_cuda_cumsum_*_from` call.
+///
+/// # Safety
+/// As [`cumsum_ptr`].
+///
+/// # Errors
+/// As [`cumsum_ptr`], and [`Error::CapacityExceeded`] counting what `start` holds.
+pub unsafe fn cumsum_from_ptr<T: Float>(
+    backend: Backend,
+    start: &crate::DynAccumulator<T>,
+    input: *const T,
+    out: *mut T,
+    n: usize,
+    stream: *mut core::ffi::c_void,
+) -> Result<(), DeviceError> {
+    if n as u64 > T::CAPACITY - start.count().min(T::CAPACITY) {
+        return Err(Error::CapacityExceeded.into());
+    }
+    let _ = (input, out, stream);
+    on_backend!(backend, gpu => match T::DTYPE {
+        // SAFETY (both arms): as in `add_ptr`.
+        Dtype::F64 => Ok(unsafe {
+            gpu::cumsum_from_ptr(&*(start as *const crate::DynAccumulator<T>).cast::<crate::DynAccumulator<f64>>(), input.cast::<f64>(), out.cast::<f64>(), n, stream)
+        }?),
+        Dtype::F32 => Ok(unsafe {
+            gpu::cumsum_from_ptr(&*(start as *const crate::DynAccumulator<T>).cast::<crate::DynAccumulator<f32>>(), input.cast::<f32>(), out.cast::<f32>(), n, stream)
+        }?),
+    })
 }
 
 /// A slice of the sealed float type, seen as what it is.

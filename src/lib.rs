@@ -28,11 +28,15 @@
 #![warn(missing_docs)]
 
 mod device;
+mod pool;
 
+use pool::Threads;
 use rayon::prelude::*;
 
 pub use device::accumulate_on;
+pub use device::{add_ptr, cumsum_from_ptr, cumsum_ptr, sum_ptr, Backend, DeviceErrorKind};
 pub use device::{cumsum_on, sum_on, Device, DeviceError};
+pub use pool::{num_threads, set_num_threads};
 
 pub use reprosum_core;
 pub use reprosum_core::{
@@ -76,12 +80,12 @@ impl Options {
         }
     }
 
-    fn chunk_for(&self, n: usize) -> usize {
+    fn chunk_for(&self, n: usize, threads: usize) -> usize {
         if self.chunk_len > 0 {
             return self.chunk_len;
         }
         // Enough tasks to balance the pool, each large enough to amortise its merge.
-        let tasks = rayon::current_num_threads().max(1) * 4;
+        let tasks = threads.max(1) * 4;
         n.div_ceil(tasks).max(1 << 14)
     }
 }
@@ -92,12 +96,29 @@ const INLINE_SUM: usize = 1 << 17;
 /// Below this many values a cumulative sum runs on the calling thread.
 const INLINE_CUMSUM: usize = 1 << 14;
 
-/// Whether `n` values are summed (or cumulatively summed) on the calling thread: fewer than
-/// `below`, less work than handing it to the pool costs, or a pool of one thread, where
-/// chunks would only add merges (for a cumulative sum, a second read of the data for the
-/// chunk totals) and a hop to the pool's thread.
-fn inline(n: usize, below: usize) -> bool {
-    n < below || rayon::current_num_threads() <= 1
+/// Whether `n` values are too few to hand to a pool (fewer than `below`: less work than
+/// waking the pool costs), unless the caller asked for chunks.
+fn small(n: usize, below: usize, opts: &Options) -> bool {
+    opts.chunk_len == 0 && n < below
+}
+
+/// Whether `n` values are summed (or cumulatively summed) in one piece where `threads`
+/// says: on the calling thread, when small, or on a pool of one thread, where chunks would
+/// only add merges (for a cumulative sum, a second read of the data for the chunk totals).
+/// A caller's `chunk_len` is honoured inside a rayon pool of any size.
+fn whole(n: usize, below: usize, opts: &Options, threads: Threads) -> bool {
+    match threads {
+        Threads::Calling => true,
+        Threads::Pool(t) => opts.chunk_len == 0 && (n < below || t <= 1),
+    }
+}
+
+/// The number of threads of a pool (1 for the calling thread).
+fn count(threads: Threads) -> usize {
+    match threads {
+        Threads::Calling => 1,
+        Threads::Pool(t) => t,
+    }
 }
 
 /// Checks fold and length before any work, and returns an empty accumulator.
@@ -115,29 +136,31 @@ fn prepare<T: Float>(n: usize, opts: &Options) -> Result<DynAccumulator<T>, Erro
 /// [`Error::InvalidFold`], [`Error::CapacityExceeded`].
 pub fn accumulate<T: Float>(xs: &[T], opts: &Options) -> Result<DynAccumulator<T>, Error> {
     let empty = prepare::<T>(xs.len(), opts)?;
-    if opts.chunk_len == 0 && inline(xs.len(), INLINE_SUM) {
-        return fpenv::with_ieee_fp(|| {
-            let mut a = empty;
-            a.add_slice(xs)?;
-            Ok(a)
-        });
-    }
-    let chunk = opts.chunk_for(xs.len());
-    xs.par_chunks(chunk)
-        .map(|part| {
-            fpenv::with_ieee_fp(|| {
+    let n = xs.len();
+    pool::run(small(n, INLINE_SUM, opts), |threads| {
+        if whole(n, INLINE_SUM, opts, threads) {
+            return fpenv::with_ieee_fp(|| {
                 let mut a = empty;
-                a.add_slice(part)?;
+                a.add_slice(xs)?;
                 Ok(a)
+            });
+        }
+        xs.par_chunks(opts.chunk_for(n, count(threads)))
+            .map(|part| {
+                fpenv::with_ieee_fp(|| {
+                    let mut a = empty;
+                    a.add_slice(part)?;
+                    Ok(a)
+                })
             })
-        })
-        .try_reduce(
-            || empty,
-            |mut a, b| {
-                fpenv::with_ieee_fp(|| a.merge(&b))?;
-                Ok(a)
-            },
-        )
+            .try_reduce(
+                || empty,
+                |mut a, b| {
+                    fpenv::with_ieee_fp(|| a.merge(&b))?;
+                    Ok(a)
+                },
+            )
+    })
 }
 
 /// The reproducible sum of `xs` (fold 3), computed on all of rayon's threads.
@@ -190,8 +213,17 @@ fn chunk_prefixes<T: Float>(
     empty: DynAccumulator<T>,
     start: DynAccumulator<T>,
 ) -> Result<(Vec<DynAccumulator<T>>, DynAccumulator<T>), Error> {
-    let totals: Vec<DynAccumulator<T>> = xs
-        .par_chunks(chunk)
+    let chunks = xs.len().div_ceil(chunk);
+    // Both vectors are allocated before any work, and fallibly: an allocation the system
+    // refuses is an error, not an abort.
+    let mut totals: Vec<Result<DynAccumulator<T>, Error>> = Vec::new();
+    let mut prefixes: Vec<DynAccumulator<T>> = Vec::new();
+    totals.try_reserve_exact(chunks).map_err(|_| Error::OutOfMemory)?;
+    prefixes
+        .try_reserve_exact(chunks)
+        .map_err(|_| Error::OutOfMemory)?;
+    // Collects into the reserved capacity (no further allocation).
+    xs.par_chunks(chunk)
         .map(|part| {
             fpenv::with_ieee_fp(|| {
                 let mut a = empty;
@@ -199,13 +231,12 @@ fn chunk_prefixes<T: Float>(
                 Ok(a)
             })
         })
-        .collect::<Result<_, Error>>()?;
+        .collect_into_vec(&mut totals);
     fpenv::with_ieee_fp(|| {
         let mut running = start;
-        let mut prefixes = Vec::with_capacity(totals.len());
-        for t in &totals {
+        for t in totals {
             prefixes.push(running);
-            running.merge(t)?;
+            running.merge(&t?)?;
         }
         Ok((prefixes, running))
     })
@@ -225,15 +256,7 @@ pub fn cumsum_with<T: Float>(xs: &[T], out: &mut [T], opts: &Options) -> Result<
         return Err(Error::LengthMismatch);
     }
     let empty = prepare::<T>(xs.len(), opts)?;
-    if opts.chunk_len == 0 && inline(xs.len(), INLINE_CUMSUM) {
-        return replay(xs, out, empty);
-    }
-    let chunk = opts.chunk_for(xs.len());
-    let (prefixes, _) = chunk_prefixes(xs, chunk, empty, empty)?;
-    out.par_chunks_mut(chunk)
-        .zip(xs.par_chunks(chunk))
-        .zip(prefixes.par_iter())
-        .try_for_each(|((o, x), start)| replay(x, o, *start))
+    cumsum_from(&empty, xs, out, opts).map(|_| ())
 }
 
 /// The reproducible cumulative sum of `xs` continued from `start`: `out[i]` has the bits
@@ -279,23 +302,24 @@ pub fn cumsum_from<T: Float>(
     if xs.len() as u64 > T::CAPACITY - start.count().min(T::CAPACITY) {
         return Err(Error::CapacityExceeded);
     }
-    if opts.chunk_len == 0 && inline(xs.len(), INLINE_CUMSUM) {
-        let mut acc = *start;
-        fpenv::with_ieee_fp(|| acc.add_running(xs, out))?;
-        return Ok(acc);
-    }
-    let chunk = opts.chunk_for(xs.len());
-    let (prefixes, total) = chunk_prefixes(xs, chunk, empty, *start)?;
-    out.par_chunks_mut(chunk)
-        .zip(xs.par_chunks(chunk))
-        .zip(prefixes.par_iter())
-        .try_for_each(|((o, x), from)| replay(x, o, *from))?;
-    Ok(total)
-}
-
-/// Writes the running values of `start` plus each element of `xs` to `out`.
-fn replay<T: Float>(xs: &[T], out: &mut [T], mut acc: DynAccumulator<T>) -> Result<(), Error> {
-    fpenv::with_ieee_fp(|| acc.add_running(xs, out))
+    let n = xs.len();
+    pool::run(small(n, INLINE_CUMSUM, opts), |threads| {
+        if whole(n, INLINE_CUMSUM, opts, threads) {
+            let mut acc = *start;
+            fpenv::with_ieee_fp(|| acc.add_running(xs, out))?;
+            return Ok(acc);
+        }
+        let chunk = opts.chunk_for(n, count(threads));
+        let (prefixes, total) = chunk_prefixes(xs, chunk, empty, *start)?;
+        out.par_chunks_mut(chunk)
+            .zip(xs.par_chunks(chunk))
+            .zip(prefixes.par_iter())
+            .try_for_each(|((o, x), from)| {
+                let mut acc = *from;
+                fpenv::with_ieee_fp(|| acc.add_running(x, o))
+            })?;
+        Ok(total)
+    })
 }
 
 /// The reproducible cumulative sum (fold 3), overwriting the input.
@@ -312,18 +336,41 @@ pub fn cumsum_in_place<T: Float>(xs: &mut [T]) -> Result<(), Error> {
 /// [`Error::InvalidFold`], [`Error::CapacityExceeded`]; nothing is written then.
 pub fn cumsum_in_place_with<T: Float>(xs: &mut [T], opts: &Options) -> Result<(), Error> {
     let empty = prepare::<T>(xs.len(), opts)?;
-    if opts.chunk_len == 0 && inline(xs.len(), INLINE_CUMSUM) {
-        let mut acc = empty;
-        return fpenv::with_ieee_fp(|| acc.add_running_in_place(xs));
+    cumsum_in_place_from(&empty, xs, opts).map(|_| ())
+}
+
+/// The reproducible cumulative sum of `xs` continued from `start`, overwriting the input:
+/// as [`cumsum_from`] with the output in place of the input.
+///
+/// # Errors
+/// [`Error::CapacityExceeded`] if `start`'s count and `xs.len()` together pass
+/// [`Float::CAPACITY`]; nothing is written then.
+pub fn cumsum_in_place_from<T: Float>(
+    start: &DynAccumulator<T>,
+    xs: &mut [T],
+    opts: &Options,
+) -> Result<DynAccumulator<T>, Error> {
+    let empty = DynAccumulator::new(start.fold())?;
+    if xs.len() as u64 > T::CAPACITY - start.count().min(T::CAPACITY) {
+        return Err(Error::CapacityExceeded);
     }
-    let chunk = opts.chunk_for(xs.len());
-    let (prefixes, _) = chunk_prefixes(xs, chunk, empty, empty)?;
-    xs.par_chunks_mut(chunk)
-        .zip(prefixes.par_iter())
-        .try_for_each(|(part, start)| {
+    let n = xs.len();
+    pool::run(small(n, INLINE_CUMSUM, opts), |threads| {
+        if whole(n, INLINE_CUMSUM, opts, threads) {
             let mut acc = *start;
-            fpenv::with_ieee_fp(|| acc.add_running_in_place(part))
-        })
+            fpenv::with_ieee_fp(|| acc.add_running_in_place(xs))?;
+            return Ok(acc);
+        }
+        let chunk = opts.chunk_for(n, count(threads));
+        let (prefixes, total) = chunk_prefixes(xs, chunk, empty, *start)?;
+        xs.par_chunks_mut(chunk)
+            .zip(prefixes.par_iter())
+            .try_for_each(|(part, from)| {
+                let mut acc = *from;
+                fpenv::with_ieee_fp(|| acc.add_running_in_place(part))
+            })?;
+        Ok(total)
+    })
 }
 
 /// The README's Rust example, compiled and run as a doctest.

@@ -65,10 +65,11 @@ pub fn with_ieee_fp<R>(f: impl FnOnce() -> R) -> R {
 // exceptions, reserved bits). Only the guard writes it, and only with the standard mode or
 // a value it read.
 
-/// The control register's current value (0 on targets without one handled here).
+/// The control register's current value (0 on targets without one handled here, and under
+/// miri, which cannot run the instructions: the mode's effect is tested natively).
 #[inline]
 fn read() -> u64 {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         let mut csr: u32 = 0;
         // SAFETY: stmxcsr stores the 32-bit MXCSR to the given, valid, writable address.
@@ -77,7 +78,7 @@ fn read() -> u64 {
         }
         csr as u64
     }
-    #[cfg(target_arch = "aarch64")]
+    #[cfg(all(target_arch = "aarch64", not(miri)))]
     {
         let fpcr: u64;
         // SAFETY: reading FPCR has no side effects and is allowed at EL0.
@@ -86,7 +87,7 @@ fn read() -> u64 {
         }
         fpcr
     }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(any(miri, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
     {
         0
     }
@@ -96,7 +97,7 @@ fn read() -> u64 {
 /// [`IeeeGuard`] calls it, with a value from [`read`] or [`standard`].
 #[inline]
 fn write(value: u64) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         let csr = value as u32;
         // SAFETY: ldmxcsr loads MXCSR from a valid address; `value` comes from `read` or
@@ -105,14 +106,14 @@ fn write(value: u64) {
             core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, preserves_flags, readonly));
         }
     }
-    #[cfg(target_arch = "aarch64")]
+    #[cfg(all(target_arch = "aarch64", not(miri)))]
     {
         // SAFETY: writing FPCR only changes the floating-point mode of this thread.
         unsafe {
             core::arch::asm!("msr fpcr, {}", in(reg) value, options(nomem, nostack, preserves_flags));
         }
     }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(any(miri, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
     {
         let _ = value;
     }

@@ -94,6 +94,10 @@ pub enum Error {
     FoldMismatch,
     /// Bytes that are not a valid accumulator encoding.
     Encoding(EncodingError),
+    /// Memory or a thread could not be obtained. The core itself never allocates; the
+    /// multi-threaded facade (`reprosum`), the C library and the GPU hosts return this
+    /// instead of aborting when the system refuses them.
+    OutOfMemory,
 }
 
 /// Why bytes were refused as an accumulator encoding.
@@ -128,6 +132,7 @@ impl core::fmt::Display for Error {
             Error::InvalidFold => f.write_str("fold outside 2..=52 (f64) or 2..=21 (f32)"),
             Error::FoldMismatch => f.write_str("accumulators of different folds"),
             Error::Encoding(e) => write!(f, "invalid accumulator encoding: {e}"),
+            Error::OutOfMemory => f.write_str("out of memory (an allocation or a thread was refused)"),
         }
     }
 }

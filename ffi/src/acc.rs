@@ -114,7 +114,7 @@ fn fold_in_tag<T: Float>(tag: u64) -> Option<usize> {
 ///
 /// # Safety
 /// `p` is NULL or points to a readable struct of type `S` (any bytes).
-unsafe fn checked<S: Slot>(p: *mut S) -> Result<*mut DynAccumulator<S::T>, adn_status> {
+pub(crate) unsafe fn checked<S: Slot>(p: *mut S) -> Result<*mut DynAccumulator<S::T>, adn_status> {
     non_null(p.cast_const())?;
     // SAFETY: `p` is non-NULL, aligned, and readable (the caller); a u64 has no invalid bits.
     let tag = unsafe { S::tag(p).read() };
@@ -200,8 +200,74 @@ unsafe fn add_array<S: Slot>(p: *mut S, x: *const S::T, n: usize) -> adn_status 
         // SAFETY: `array` checked the slice; the caller guarantees `n` readable values; they
         // do not overlap the struct (checked), so the two references do not alias.
         let (xs, acc) = unsafe { (crate::args::slice(x, n), &mut *state) };
-        crate::ieee(|| acc.add_slice(xs)).map_err(from_error)
+        if n < THREADED_ADD {
+            return crate::ieee(|| acc.add_slice(xs)).map_err(from_error);
+        }
+        // On the facade's threads, then one exact merge: the state `add_slice` gives (the
+        // merge checks the capacity before changing `acc`).
+        let part = facade::accumulate(xs, &facade::Options::with_fold(acc.fold())).map_err(from_error)?;
+        crate::ieee(|| acc.merge(&part)).map_err(from_error)
     })
+}
+
+/// From this many values on, `_add_array` runs on the facade's threads.
+const THREADED_ADD: usize = 1 << 17;
+
+/// The checks and the work of `adn_cumsum_*_from`: the start accumulator first, then as the
+/// other cumulative sums.
+///
+/// # Safety
+/// `start` is NULL or points to a readable struct; `input` and `out` as for
+/// `adn_cumsum_f64`.
+unsafe fn cumsum_from<S: Slot>(start: *const S, input: *const S::T, out: *mut S::T, n: usize) -> adn_status {
+    let acc = panic::boundary(Err(crate::status::ADN_INTERNAL_ERROR), || {
+        // SAFETY: NULL or a readable struct (the caller); `checked` reads it only. The copy
+        // is taken before anything is written, so a `start` inside `out` is harmless.
+        unsafe { checked(start.cast_mut()).map(|p| *p) }
+    });
+    match acc {
+        // SAFETY: the caller keeps `cumsum_impl`'s contract for the arrays.
+        Ok(acc) => unsafe { crate::sum::cumsum_impl(Ok(acc), input, out, n) },
+        Err(s) => s,
+    }
+}
+
+/// The reproducible cumulative sum of `n` doubles continued from `*start`: `out[i]` gets the
+/// bits of the value of `*start` merged with `input[0]` to `input[i]`, at `*start`'s fold.
+/// `*start` is only read. With `MPI_Exscan` of the ranks' accumulators as `start`, each
+/// rank's slice of a distributed cumulative sum has the bits of the one-process one.
+///
+/// `input == out` computes in place; any other overlap is `ADN_OVERLAP`. The capacity counts
+/// what `*start` holds. Every check happens before anything is written.
+///
+/// # Safety
+/// `start` points to a readable `adn_acc_f64`; `input` to `n` readable doubles and `out` to
+/// `n` writable doubles (or `n == 0`).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cumsum_f64_from(
+    start: *const adn_acc_f64,
+    input: *const f64,
+    out: *mut f64,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps this function's contract, which is `cumsum_from`'s.
+    unsafe { cumsum_from(start, input, out, n) }
+}
+
+/// The float twin of `adn_cumsum_f64_from`.
+///
+/// # Safety
+/// `start` points to a readable `adn_acc_f32`; `input` to `n` readable floats and `out` to
+/// `n` writable floats (or `n == 0`).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cumsum_f32_from(
+    start: *const adn_acc_f32,
+    input: *const f32,
+    out: *mut f32,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps this function's contract, which is `cumsum_from`'s.
+    unsafe { cumsum_from(start, input, out, n) }
 }
 
 unsafe fn merge<S: Slot>(p: *mut S, other: *const S) -> adn_status {

@@ -1,116 +1,155 @@
 //! GPU entry points (device pointers, or host pointers that are copied).
 //!
-//! Declared in every build so that the header does not depend on features. The CUDA and
-//! HIP back ends fill these bodies in behind the `cuda` and `hip` Cargo features; until
-//! then (and in any build without that feature) each returns `ADN_NOT_BUILT` without
-//! reading its arguments.
+//! Declared in every build so that the header does not depend on features. The work goes
+//! through the facade's device dispatch (`reprosum::sum_ptr` and its siblings); a build
+//! without the back end returns `ADN_NOT_BUILT` without reading its arguments.
 
-use crate::status::adn_status;
+use crate::acc::{adn_acc_f32, adn_acc_f64, checked, Slot};
+use crate::args::{array, byte_range, disjoint, non_null};
+use crate::panic;
+use crate::status::*;
 use core::ffi::{c_uint, c_void};
+use facade::{Backend, DeviceError, DeviceErrorKind};
+use reprosum_core::{DynAccumulator, Float};
 
-/// The work behind the entry points of one back end (`cuda` or `hip` of reprosum-gpu, which
-/// have the same functions), with the checks and status codes of the host entry points.
-macro_rules! backend {
-    ($name:ident, $feature:literal, $module:ident) => {
-        #[cfg(feature = $feature)]
-        mod $name {
-            use crate::args::{array, byte_range, disjoint, non_null};
-            use crate::status::*;
-            use core::ffi::{c_uint, c_void};
-            use reprosum_gpu::{$module as gpu, GpuError};
-
-            fn status_of(e: GpuError) -> adn_status {
-                match e {
-                    GpuError::NoDriver
-                    | GpuError::NoDevice { .. }
-                    | GpuError::NoHipRuntime
-                    | GpuError::NoHipDevice { .. } => ADN_NO_DEVICE,
-                    // 2 is the out-of-memory code of both CUresult and hipError_t.
-                    GpuError::Driver { code: 2, .. } => ADN_OUT_OF_MEMORY,
-                    GpuError::Driver { .. } | GpuError::ProbeFailed(_) => ADN_DEVICE_ERROR,
-                    GpuError::UnsupportedFold(_) => ADN_INVALID_FOLD,
-                    GpuError::CapacityExceeded => ADN_CAPACITY_EXCEEDED,
-                    GpuError::InvalidPointer(_) => ADN_INVALID_POINTER,
-                    GpuError::Core(e) => from_error(e),
-                    _ => ADN_INTERNAL_ERROR,
-                }
-            }
-
-            /// A sum on the device: the host checks first, then the back end.
-            ///
-            /// # Safety
-            /// `x`: `n` readable values (host or device memory) or `n == 0`; `out`: a writable
-            /// host `T`; `stream`: null or a live stream of the device that runs the call.
-            pub(super) unsafe fn sum<T: gpu::GpuFloat>(
-                x: *const T,
-                n: usize,
-                fold: c_uint,
-                out: *mut T,
-                stream: *mut c_void,
-            ) -> adn_status {
-                crate::panic::status(|| {
-                    non_null(out)?;
-                    let k = crate::sum::fold_of::<T>(fold)?;
-                    array(x, n)?;
-                    // SAFETY: the caller's contract, checked as far as the host can.
-                    let v = crate::ieee(|| unsafe { gpu::sum_ptr(x, n, k, stream) }).map_err(status_of)?;
-                    // SAFETY: `out` is non-NULL and aligned (checked), host memory (contract).
-                    unsafe { out.write(v) };
-                    Ok(())
-                })
-            }
-
-            /// A cumulative sum on the device (`input == out` allowed).
-            ///
-            /// # Safety
-            /// `input`: `n` readable values, `out`: `n` writable values, in the same memory
-            /// (host, or one device); `stream` as for [`sum`].
-            pub(super) unsafe fn cumsum<T: gpu::GpuFloat>(
-                input: *const T,
-                out: *mut T,
-                n: usize,
-                fold: c_uint,
-                stream: *mut c_void,
-            ) -> adn_status {
-                crate::panic::status(|| {
-                    if n > 0 && (input.is_null() || out.is_null()) {
-                        return Err(ADN_NULL_POINTER);
-                    }
-                    let k = crate::sum::fold_of::<T>(fold)?;
-                    array(input, n)?;
-                    array(out.cast_const(), n)?;
-                    if !core::ptr::eq(input, out) {
-                        disjoint(byte_range(input, n)?, byte_range(out.cast_const(), n)?)?;
-                    }
-                    // SAFETY: the caller's contract, checked as far as the host can.
-                    crate::ieee(|| unsafe { gpu::cumsum_ptr(input, out, n, k, stream) }).map_err(status_of)
-                })
-            }
-        }
-
-        #[cfg(not(feature = $feature))]
-        backend!(off $name);
-    };
-    (off $name:ident) => {
-        mod $name {
-            use crate::status::{adn_status, ADN_INTERNAL_ERROR, ADN_NOT_BUILT};
-            use core::ffi::{c_uint, c_void};
-
-            /// A build without this back end: `ADN_NOT_BUILT`, arguments unread.
-            pub(super) unsafe fn sum<T>(_: *const T, _: usize, _: c_uint, _: *mut T, _: *mut c_void) -> adn_status {
-                crate::panic::boundary(ADN_INTERNAL_ERROR, || ADN_NOT_BUILT)
-            }
-
-            /// A build without this back end: `ADN_NOT_BUILT`, arguments unread.
-            pub(super) unsafe fn cumsum<T>(_: *const T, _: *mut T, _: usize, _: c_uint, _: *mut c_void) -> adn_status {
-                crate::panic::boundary(ADN_INTERNAL_ERROR, || ADN_NOT_BUILT)
-            }
-        }
-    };
+/// The status of a device error.
+fn status_of(e: DeviceError) -> adn_status {
+    match e.kind() {
+        DeviceErrorKind::Core(e) => from_error(e),
+        DeviceErrorKind::NotBuilt => ADN_NOT_BUILT,
+        DeviceErrorKind::NoDevice => ADN_NO_DEVICE,
+        DeviceErrorKind::OutOfMemory => ADN_OUT_OF_MEMORY,
+        DeviceErrorKind::UnsupportedFold => ADN_INVALID_FOLD,
+        DeviceErrorKind::InvalidPointer => ADN_INVALID_POINTER,
+        DeviceErrorKind::Failed => ADN_DEVICE_ERROR,
+        _ => ADN_INTERNAL_ERROR,
+    }
 }
 
-backend!(cuda_impl, "cuda", cuda);
-backend!(hip_impl, "hip", hip);
+/// Runs a GPU export's body: `ADN_NOT_BUILT` at once (arguments unread) for a back end this
+/// build lacks, else the body inside the panic boundary.
+fn gpu_status(b: Backend, f: impl FnOnce() -> Result<(), adn_status>) -> adn_status {
+    panic::status(|| if b.is_built() { f() } else { Err(ADN_NOT_BUILT) })
+}
+
+/// A sum on the device: the host checks first, then the back end.
+///
+/// # Safety
+/// `x`: `n` readable values (host or device memory) or `n == 0`; `out`: a writable host `T`;
+/// `stream`: null or a live stream of the device that runs the call.
+unsafe fn sum<T: Float>(
+    b: Backend,
+    x: *const T,
+    n: usize,
+    fold: c_uint,
+    out: *mut T,
+    stream: *mut c_void,
+) -> adn_status {
+    gpu_status(b, || {
+        non_null(out)?;
+        let k = crate::sum::fold_of::<T>(fold)?;
+        array(x, n)?;
+        // SAFETY: the caller's contract, checked as far as the host can.
+        let v = crate::ieee(|| unsafe { facade::sum_ptr(b, x, n, k, stream) }).map_err(status_of)?;
+        // SAFETY: `out` is non-NULL and aligned (checked), host memory (contract).
+        unsafe { out.write(v) };
+        Ok(())
+    })
+}
+
+/// The checks every device cumulative sum makes before the work: NULL, alignment, length,
+/// overlap (`input == out` allowed).
+fn cumsum_args<T: Float>(input: *const T, out: *mut T, n: usize) -> Result<(), adn_status> {
+    if n > 0 && (input.is_null() || out.is_null()) {
+        return Err(ADN_NULL_POINTER);
+    }
+    array(input, n)?;
+    array(out.cast_const(), n)?;
+    if !core::ptr::eq(input, out) {
+        disjoint(byte_range(input, n)?, byte_range(out.cast_const(), n)?)?;
+    }
+    Ok(())
+}
+
+/// A cumulative sum on the device (`input == out` allowed).
+///
+/// # Safety
+/// `input`: `n` readable values, `out`: `n` writable values, in the same memory (host, or
+/// one device); `stream` as for [`sum`].
+unsafe fn cumsum<T: Float>(
+    b: Backend,
+    input: *const T,
+    out: *mut T,
+    n: usize,
+    fold: c_uint,
+    stream: *mut c_void,
+) -> adn_status {
+    gpu_status(b, || {
+        if n > 0 && (input.is_null() || out.is_null()) {
+            return Err(ADN_NULL_POINTER);
+        }
+        let k = crate::sum::fold_of::<T>(fold)?;
+        cumsum_args(input, out, n)?;
+        // SAFETY: the caller's contract, checked as far as the host can.
+        crate::ieee(|| unsafe { facade::cumsum_ptr(b, input, out, n, k, stream) }).map_err(status_of)
+    })
+}
+
+/// Adds `n` values (host or device memory) to an accumulator struct, on the device. The
+/// struct is changed only on success.
+///
+/// # Safety
+/// `acc`: NULL or a readable and writable struct (host memory); `x` as for [`sum`].
+unsafe fn acc_add<S: Slot>(
+    b: Backend,
+    acc: *mut S,
+    x: *const S::T,
+    n: usize,
+    stream: *mut c_void,
+) -> adn_status {
+    gpu_status(b, || {
+        if acc.is_null() || (n > 0 && x.is_null()) {
+            return Err(ADN_NULL_POINTER);
+        }
+        // SAFETY: the caller passes a readable and writable struct.
+        let state = unsafe { checked(acc)? };
+        array(x, n)?;
+        // Device memory cannot overlap the host struct; host memory is checked.
+        if n > 0 {
+            disjoint(byte_range(x, n)?, byte_range(acc.cast_const(), 1)?)?;
+        }
+        // A copy: the struct is written only once the device work succeeded.
+        // SAFETY: valid and aligned (checked).
+        let mut a: DynAccumulator<S::T> = unsafe { *state };
+        // SAFETY: the caller's contract for `x` and `stream`, checked as far as the host can.
+        crate::ieee(|| unsafe { facade::add_ptr(b, &mut a, x, n, stream) }).map_err(status_of)?;
+        // SAFETY: as above; `a` is a local.
+        unsafe { *state = a };
+        Ok(())
+    })
+}
+
+/// A device cumulative sum continued from an accumulator struct (only read).
+///
+/// # Safety
+/// `start`: NULL or a readable struct (host memory); `input`, `out`, `stream` as for
+/// [`cumsum`].
+unsafe fn cumsum_from<S: Slot>(
+    b: Backend,
+    start: *const S,
+    input: *const S::T,
+    out: *mut S::T,
+    n: usize,
+    stream: *mut c_void,
+) -> adn_status {
+    gpu_status(b, || {
+        // SAFETY: NULL or a readable struct (the caller); copied before any work.
+        let a: DynAccumulator<S::T> = unsafe { *checked(start.cast_mut())? };
+        cumsum_args(input, out, n)?;
+        // SAFETY: the caller's contract, checked as far as the host can.
+        crate::ieee(|| unsafe { facade::cumsum_from_ptr(b, &a, input, out, n, stream) }).map_err(status_of)
+    })
+}
 
 /// The reproducible sum of `n` doubles on the current CUDA device, at fold 3. `x` is a
 /// device pointer or a host pointer (copied); `*out` is host memory, written only on
@@ -122,11 +161,12 @@ backend!(hip_impl, "hip", hip);
 #[no_mangle]
 pub unsafe extern "C" fn adn_cuda_sum_f64(x: *const f64, n: usize, out: *mut f64) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::sum::<f64>(x, n, 3, out, core::ptr::null_mut()) }
+    unsafe { sum::<f64>(Backend::Cuda, x, n, 3, out, core::ptr::null_mut()) }
 }
 
-/// The reproducible sum of `n` floats on the current CUDA device, at fold 3. As
-/// `adn_cuda_sum_f64`.
+/// The reproducible sum of `n` floats on the current CUDA device, at fold 3. `x` is a
+/// device pointer or a host pointer (copied); `*out` is host memory, written only on
+/// success. `ADN_NOT_BUILT` in a build without CUDA support.
 ///
 /// # Safety
 /// The pointers are as for the host entry point of the same name without the device
@@ -134,7 +174,7 @@ pub unsafe extern "C" fn adn_cuda_sum_f64(x: *const f64, n: usize, out: *mut f64
 #[no_mangle]
 pub unsafe extern "C" fn adn_cuda_sum_f32(x: *const f32, n: usize, out: *mut f32) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::sum::<f32>(x, n, 3, out, core::ptr::null_mut()) }
+    unsafe { sum::<f32>(Backend::Cuda, x, n, 3, out, core::ptr::null_mut()) }
 }
 
 /// The reproducible sum of `n` doubles on the current CUDA device, at fold `fold`. As
@@ -151,11 +191,11 @@ pub unsafe extern "C" fn adn_cuda_sum_f64_fold(
     out: *mut f64,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::sum::<f64>(x, n, fold, out, core::ptr::null_mut()) }
+    unsafe { sum::<f64>(Backend::Cuda, x, n, fold, out, core::ptr::null_mut()) }
 }
 
 /// The reproducible sum of `n` floats on the current CUDA device, at fold `fold`. As
-/// `adn_cuda_sum_f64`.
+/// `adn_cuda_sum_f32`.
 ///
 /// # Safety
 /// The pointers are as for the host entry point of the same name without the device
@@ -168,12 +208,12 @@ pub unsafe extern "C" fn adn_cuda_sum_f32_fold(
     out: *mut f32,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::sum::<f32>(x, n, fold, out, core::ptr::null_mut()) }
+    unsafe { sum::<f32>(Backend::Cuda, x, n, fold, out, core::ptr::null_mut()) }
 }
 
 /// The reproducible cumulative sum of `n` doubles on the current CUDA device, at fold 3
-/// (`input == out` allowed, other overlap is an error). `ADN_NOT_BUILT` in a build without
-/// CUDA support.
+/// (`input == out` allowed, other overlap is an error). The output lives where the input
+/// lives (host or device memory).
 ///
 /// # Safety
 /// The pointers are as for the host entry point of the same name without the device
@@ -181,11 +221,12 @@ pub unsafe extern "C" fn adn_cuda_sum_f32_fold(
 #[no_mangle]
 pub unsafe extern "C" fn adn_cuda_cumsum_f64(input: *const f64, out: *mut f64, n: usize) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::cumsum::<f64>(input, out, n, 3, core::ptr::null_mut()) }
+    unsafe { cumsum::<f64>(Backend::Cuda, input, out, n, 3, core::ptr::null_mut()) }
 }
 
-/// The reproducible cumulative sum of `n` floats on the current CUDA device, at fold 3. As
-/// `adn_cuda_cumsum_f64`.
+/// The reproducible cumulative sum of `n` floats on the current CUDA device, at fold 3
+/// (`input == out` allowed, other overlap is an error). The output lives where the input
+/// lives (host or device memory).
 ///
 /// # Safety
 /// The pointers are as for the host entry point of the same name without the device
@@ -193,7 +234,7 @@ pub unsafe extern "C" fn adn_cuda_cumsum_f64(input: *const f64, out: *mut f64, n
 #[no_mangle]
 pub unsafe extern "C" fn adn_cuda_cumsum_f32(input: *const f32, out: *mut f32, n: usize) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::cumsum::<f32>(input, out, n, 3, core::ptr::null_mut()) }
+    unsafe { cumsum::<f32>(Backend::Cuda, input, out, n, 3, core::ptr::null_mut()) }
 }
 
 /// The reproducible cumulative sum of `n` doubles on the current CUDA device, at fold
@@ -210,11 +251,11 @@ pub unsafe extern "C" fn adn_cuda_cumsum_f64_fold(
     fold: c_uint,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::cumsum::<f64>(input, out, n, fold, core::ptr::null_mut()) }
+    unsafe { cumsum::<f64>(Backend::Cuda, input, out, n, fold, core::ptr::null_mut()) }
 }
 
 /// The reproducible cumulative sum of `n` floats on the current CUDA device, at fold
-/// `fold`. As `adn_cuda_cumsum_f64`.
+/// `fold`. As `adn_cuda_cumsum_f32`.
 ///
 /// # Safety
 /// The pointers are as for the host entry point of the same name without the device
@@ -227,7 +268,233 @@ pub unsafe extern "C" fn adn_cuda_cumsum_f32_fold(
     fold: c_uint,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::cumsum::<f32>(input, out, n, fold, core::ptr::null_mut()) }
+    unsafe { cumsum::<f32>(Backend::Cuda, input, out, n, fold, core::ptr::null_mut()) }
+}
+
+/// The reproducible sum of `n` doubles on the CUDA device that owns `stream` (or the
+/// current one), at fold `fold`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `*out` is written. As `adn_cuda_sum_f64` otherwise.
+///
+/// # Safety
+/// The pointers are as for the host entry point of the same name without the device
+/// prefix, in device or host memory (not read in a build without this back end).
+/// `stream` is NULL or a live stream of the device that runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_sum_f64_stream(
+    x: *const f64,
+    n: usize,
+    fold: c_uint,
+    out: *mut f64,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum::<f64>(Backend::Cuda, x, n, fold, out, stream) }
+}
+
+/// The reproducible sum of `n` floats on the CUDA device that owns `stream` (or the
+/// current one), at fold `fold`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `*out` is written. As `adn_cuda_sum_f32` otherwise.
+///
+/// # Safety
+/// The pointers are as for the host entry point of the same name without the device
+/// prefix, in device or host memory (not read in a build without this back end).
+/// `stream` is NULL or a live stream of the device that runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_sum_f32_stream(
+    x: *const f32,
+    n: usize,
+    fold: c_uint,
+    out: *mut f32,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum::<f32>(Backend::Cuda, x, n, fold, out, stream) }
+}
+
+/// The reproducible cumulative sum of `n` doubles on CUDA, ordered on `stream` (a
+/// `cudaStream_t`; NULL is the default stream); returns once `out` is written. As
+/// `adn_cuda_cumsum_f64_fold` otherwise.
+///
+/// # Safety
+/// The pointers are as for the host entry point of the same name without the device
+/// prefix, in device or host memory (not read in a build without this back end).
+/// `stream` is NULL or a live stream of the device that runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_cumsum_f64_stream(
+    input: *const f64,
+    out: *mut f64,
+    n: usize,
+    fold: c_uint,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { cumsum::<f64>(Backend::Cuda, input, out, n, fold, stream) }
+}
+
+/// The reproducible cumulative sum of `n` floats on CUDA, ordered on `stream` (a
+/// `cudaStream_t`; NULL is the default stream); returns once `out` is written. As
+/// `adn_cuda_cumsum_f32_fold` otherwise.
+///
+/// # Safety
+/// The pointers are as for the host entry point of the same name without the device
+/// prefix, in device or host memory (not read in a build without this back end).
+/// `stream` is NULL or a live stream of the device that runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_cumsum_f32_stream(
+    input: *const f32,
+    out: *mut f32,
+    n: usize,
+    fold: c_uint,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { cumsum::<f32>(Backend::Cuda, input, out, n, fold, stream) }
+}
+
+/// Adds `n` doubles to `*acc` on the CUDA device: `x` is a device pointer (used in place
+/// on the device that holds it) or a host pointer (copied to the current device); the fold
+/// is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+/// `adn_acc_f64_add_array` gives on the same values; on any error it is unchanged.
+/// `*acc` itself is host memory.
+///
+/// # Safety
+/// `acc` points to a readable and writable `adn_acc_f64` in host memory; `x` to `n` readable
+/// doubles in host or device memory (not read in a build without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_acc_f64_add_array(
+    acc: *mut adn_acc_f64,
+    x: *const f64,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { acc_add(Backend::Cuda, acc, x, n, core::ptr::null_mut()) }
+}
+
+/// `adn_cuda_acc_f64_add_array` ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `*acc` is written.
+///
+/// # Safety
+/// As `adn_cuda_acc_f64_add_array`; `stream` is NULL or a live stream of the device that
+/// runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_acc_f64_add_array_stream(
+    acc: *mut adn_acc_f64,
+    x: *const f64,
+    n: usize,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { acc_add(Backend::Cuda, acc, x, n, stream) }
+}
+
+/// Adds `n` floats to `*acc` on the CUDA device: `x` is a device pointer (used in place
+/// on the device that holds it) or a host pointer (copied to the current device); the fold
+/// is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+/// `adn_acc_f32_add_array` gives on the same values; on any error it is unchanged.
+/// `*acc` itself is host memory.
+///
+/// # Safety
+/// `acc` points to a readable and writable `adn_acc_f32` in host memory; `x` to `n` readable
+/// floats in host or device memory (not read in a build without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_acc_f32_add_array(
+    acc: *mut adn_acc_f32,
+    x: *const f32,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { acc_add(Backend::Cuda, acc, x, n, core::ptr::null_mut()) }
+}
+
+/// `adn_cuda_acc_f32_add_array` ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `*acc` is written.
+///
+/// # Safety
+/// As `adn_cuda_acc_f32_add_array`; `stream` is NULL or a live stream of the device that
+/// runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_acc_f32_add_array_stream(
+    acc: *mut adn_acc_f32,
+    x: *const f32,
+    n: usize,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { acc_add(Backend::Cuda, acc, x, n, stream) }
+}
+
+/// The reproducible cumulative sum of `n` doubles continued from `*start`, on the CUDA
+/// device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+/// `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f64_from` gives. Memory rules as
+/// `adn_cuda_cumsum_f64`; `*start` is host memory, only read.
+///
+/// # Safety
+/// `start` points to a readable `adn_acc_f64` in host memory; `input` and `out` as for
+/// `adn_cuda_cumsum_f64` (not read in a build without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_cumsum_f64_from(
+    start: *const adn_acc_f64,
+    input: *const f64,
+    out: *mut f64,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { cumsum_from(Backend::Cuda, start, input, out, n, core::ptr::null_mut()) }
+}
+
+/// `adn_cuda_cumsum_f64_from` ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_cuda_cumsum_f64_from`; `stream` is NULL or a live stream of the device that
+/// runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_cumsum_f64_from_stream(
+    start: *const adn_acc_f64,
+    input: *const f64,
+    out: *mut f64,
+    n: usize,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { cumsum_from(Backend::Cuda, start, input, out, n, stream) }
+}
+
+/// The reproducible cumulative sum of `n` floats continued from `*start`, on the CUDA
+/// device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+/// `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f32_from` gives. Memory rules as
+/// `adn_cuda_cumsum_f32`; `*start` is host memory, only read.
+///
+/// # Safety
+/// `start` points to a readable `adn_acc_f32` in host memory; `input` and `out` as for
+/// `adn_cuda_cumsum_f32` (not read in a build without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_cumsum_f32_from(
+    start: *const adn_acc_f32,
+    input: *const f32,
+    out: *mut f32,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { cumsum_from(Backend::Cuda, start, input, out, n, core::ptr::null_mut()) }
+}
+
+/// `adn_cuda_cumsum_f32_from` ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_cuda_cumsum_f32_from`; `stream` is NULL or a live stream of the device that
+/// runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_cumsum_f32_from_stream(
+    start: *const adn_acc_f32,
+    input: *const f32,
+    out: *mut f32,
+    n: usize,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { cumsum_from(Backend::Cuda, start, input, out, n, stream) }
 }
 
 /// The reproducible sum of `n` doubles on the current HIP (AMD) device, at fold 3. `x` is a
@@ -240,11 +507,12 @@ pub unsafe extern "C" fn adn_cuda_cumsum_f32_fold(
 #[no_mangle]
 pub unsafe extern "C" fn adn_hip_sum_f64(x: *const f64, n: usize, out: *mut f64) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::sum::<f64>(x, n, 3, out, core::ptr::null_mut()) }
+    unsafe { sum::<f64>(Backend::Hip, x, n, 3, out, core::ptr::null_mut()) }
 }
 
-/// The reproducible sum of `n` floats on the current HIP device, at fold 3. As
-/// `adn_hip_sum_f64`.
+/// The reproducible sum of `n` floats on the current HIP (AMD) device, at fold 3. `x` is a
+/// device pointer or a host pointer (copied); `*out` is host memory, written only on
+/// success. `ADN_NOT_BUILT` in a build without HIP support.
 ///
 /// # Safety
 /// The pointers are as for the host entry point of the same name without the device
@@ -252,10 +520,10 @@ pub unsafe extern "C" fn adn_hip_sum_f64(x: *const f64, n: usize, out: *mut f64)
 #[no_mangle]
 pub unsafe extern "C" fn adn_hip_sum_f32(x: *const f32, n: usize, out: *mut f32) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::sum::<f32>(x, n, 3, out, core::ptr::null_mut()) }
+    unsafe { sum::<f32>(Backend::Hip, x, n, 3, out, core::ptr::null_mut()) }
 }
 
-/// The reproducible sum of `n` doubles on the current HIP device, at fold `fold`. As
+/// The reproducible sum of `n` doubles on the current HIP (AMD) device, at fold `fold`. As
 /// `adn_hip_sum_f64`.
 ///
 /// # Safety
@@ -269,11 +537,11 @@ pub unsafe extern "C" fn adn_hip_sum_f64_fold(
     out: *mut f64,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::sum::<f64>(x, n, fold, out, core::ptr::null_mut()) }
+    unsafe { sum::<f64>(Backend::Hip, x, n, fold, out, core::ptr::null_mut()) }
 }
 
-/// The reproducible sum of `n` floats on the current HIP device, at fold `fold`. As
-/// `adn_hip_sum_f64`.
+/// The reproducible sum of `n` floats on the current HIP (AMD) device, at fold `fold`. As
+/// `adn_hip_sum_f32`.
 ///
 /// # Safety
 /// The pointers are as for the host entry point of the same name without the device
@@ -286,12 +554,12 @@ pub unsafe extern "C" fn adn_hip_sum_f32_fold(
     out: *mut f32,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::sum::<f32>(x, n, fold, out, core::ptr::null_mut()) }
+    unsafe { sum::<f32>(Backend::Hip, x, n, fold, out, core::ptr::null_mut()) }
 }
 
-/// The reproducible cumulative sum of `n` doubles on the current HIP device, at fold 3
-/// (`input == out` allowed, other overlap is an error). `ADN_NOT_BUILT` in a build without
-/// HIP support.
+/// The reproducible cumulative sum of `n` doubles on the current HIP (AMD) device, at fold 3
+/// (`input == out` allowed, other overlap is an error). The output lives where the input
+/// lives (host or device memory).
 ///
 /// # Safety
 /// The pointers are as for the host entry point of the same name without the device
@@ -299,11 +567,12 @@ pub unsafe extern "C" fn adn_hip_sum_f32_fold(
 #[no_mangle]
 pub unsafe extern "C" fn adn_hip_cumsum_f64(input: *const f64, out: *mut f64, n: usize) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::cumsum::<f64>(input, out, n, 3, core::ptr::null_mut()) }
+    unsafe { cumsum::<f64>(Backend::Hip, input, out, n, 3, core::ptr::null_mut()) }
 }
 
-/// The reproducible cumulative sum of `n` floats on the current HIP device, at fold 3. As
-/// `adn_hip_cumsum_f64`.
+/// The reproducible cumulative sum of `n` floats on the current HIP (AMD) device, at fold 3
+/// (`input == out` allowed, other overlap is an error). The output lives where the input
+/// lives (host or device memory).
 ///
 /// # Safety
 /// The pointers are as for the host entry point of the same name without the device
@@ -311,10 +580,10 @@ pub unsafe extern "C" fn adn_hip_cumsum_f64(input: *const f64, out: *mut f64, n:
 #[no_mangle]
 pub unsafe extern "C" fn adn_hip_cumsum_f32(input: *const f32, out: *mut f32, n: usize) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::cumsum::<f32>(input, out, n, 3, core::ptr::null_mut()) }
+    unsafe { cumsum::<f32>(Backend::Hip, input, out, n, 3, core::ptr::null_mut()) }
 }
 
-/// The reproducible cumulative sum of `n` doubles on the current HIP device, at fold
+/// The reproducible cumulative sum of `n` doubles on the current HIP (AMD) device, at fold
 /// `fold`. As `adn_hip_cumsum_f64`.
 ///
 /// # Safety
@@ -328,11 +597,11 @@ pub unsafe extern "C" fn adn_hip_cumsum_f64_fold(
     fold: c_uint,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::cumsum::<f64>(input, out, n, fold, core::ptr::null_mut()) }
+    unsafe { cumsum::<f64>(Backend::Hip, input, out, n, fold, core::ptr::null_mut()) }
 }
 
-/// The reproducible cumulative sum of `n` floats on the current HIP device, at fold
-/// `fold`. As `adn_hip_cumsum_f64`.
+/// The reproducible cumulative sum of `n` floats on the current HIP (AMD) device, at fold
+/// `fold`. As `adn_hip_cumsum_f32`.
 ///
 /// # Safety
 /// The pointers are as for the host entry point of the same name without the device
@@ -345,84 +614,17 @@ pub unsafe extern "C" fn adn_hip_cumsum_f32_fold(
     fold: c_uint,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::cumsum::<f32>(input, out, n, fold, core::ptr::null_mut()) }
+    unsafe { cumsum::<f32>(Backend::Hip, input, out, n, fold, core::ptr::null_mut()) }
 }
 
-/// The reproducible sum of `n` doubles on the CUDA device that owns `stream` (or the
-/// current one), at fold `fold`, ordered on `stream` (a `cudaStream_t`; NULL is the default
-/// stream); returns once `*out` is written. As `adn_cuda_sum_f64` otherwise.
-///
-/// # Safety
-/// As `adn_cuda_sum_f64`; `stream` is NULL or a live stream of the device that runs the call.
-#[no_mangle]
-pub unsafe extern "C" fn adn_cuda_sum_f64_stream(
-    x: *const f64,
-    n: usize,
-    fold: c_uint,
-    out: *mut f64,
-    stream: *mut c_void,
-) -> adn_status {
-    // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::sum::<f64>(x, n, fold, out, stream) }
-}
-
-/// The float twin of `adn_cuda_sum_f64_stream`.
-///
-/// # Safety
-/// As `adn_cuda_sum_f64_stream`.
-#[no_mangle]
-pub unsafe extern "C" fn adn_cuda_sum_f32_stream(
-    x: *const f32,
-    n: usize,
-    fold: c_uint,
-    out: *mut f32,
-    stream: *mut c_void,
-) -> adn_status {
-    // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::sum::<f32>(x, n, fold, out, stream) }
-}
-
-/// The reproducible cumulative sum of `n` doubles on CUDA, ordered on `stream` (a
-/// `cudaStream_t`; NULL is the default stream); returns once `out` is written. As
-/// `adn_cuda_cumsum_f64_fold` otherwise.
-///
-/// # Safety
-/// As `adn_cuda_cumsum_f64`; `stream` is NULL or a live stream of the device that runs the
-/// call.
-#[no_mangle]
-pub unsafe extern "C" fn adn_cuda_cumsum_f64_stream(
-    input: *const f64,
-    out: *mut f64,
-    n: usize,
-    fold: c_uint,
-    stream: *mut c_void,
-) -> adn_status {
-    // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::cumsum::<f64>(input, out, n, fold, stream) }
-}
-
-/// The float twin of `adn_cuda_cumsum_f64_stream`.
-///
-/// # Safety
-/// As `adn_cuda_cumsum_f64_stream`.
-#[no_mangle]
-pub unsafe extern "C" fn adn_cuda_cumsum_f32_stream(
-    input: *const f32,
-    out: *mut f32,
-    n: usize,
-    fold: c_uint,
-    stream: *mut c_void,
-) -> adn_status {
-    // SAFETY: the caller keeps the contract stated above.
-    unsafe { cuda_impl::cumsum::<f32>(input, out, n, fold, stream) }
-}
-
-/// The reproducible sum of `n` doubles on the HIP device that owns `stream` (or the
+/// The reproducible sum of `n` doubles on the HIP (AMD) device that owns `stream` (or the
 /// current one), at fold `fold`, ordered on `stream` (a `hipStream_t`; NULL is the default
 /// stream); returns once `*out` is written. As `adn_hip_sum_f64` otherwise.
 ///
 /// # Safety
-/// As `adn_hip_sum_f64`; `stream` is NULL or a live stream of the device that runs the call.
+/// The pointers are as for the host entry point of the same name without the device
+/// prefix, in device or host memory (not read in a build without this back end).
+/// `stream` is NULL or a live stream of the device that runs the call.
 #[no_mangle]
 pub unsafe extern "C" fn adn_hip_sum_f64_stream(
     x: *const f64,
@@ -432,13 +634,17 @@ pub unsafe extern "C" fn adn_hip_sum_f64_stream(
     stream: *mut c_void,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::sum::<f64>(x, n, fold, out, stream) }
+    unsafe { sum::<f64>(Backend::Hip, x, n, fold, out, stream) }
 }
 
-/// The float twin of `adn_hip_sum_f64_stream`.
+/// The reproducible sum of `n` floats on the HIP (AMD) device that owns `stream` (or the
+/// current one), at fold `fold`, ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `*out` is written. As `adn_hip_sum_f32` otherwise.
 ///
 /// # Safety
-/// As `adn_hip_sum_f64_stream`.
+/// The pointers are as for the host entry point of the same name without the device
+/// prefix, in device or host memory (not read in a build without this back end).
+/// `stream` is NULL or a live stream of the device that runs the call.
 #[no_mangle]
 pub unsafe extern "C" fn adn_hip_sum_f32_stream(
     x: *const f32,
@@ -448,7 +654,7 @@ pub unsafe extern "C" fn adn_hip_sum_f32_stream(
     stream: *mut c_void,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::sum::<f32>(x, n, fold, out, stream) }
+    unsafe { sum::<f32>(Backend::Hip, x, n, fold, out, stream) }
 }
 
 /// The reproducible cumulative sum of `n` doubles on HIP, ordered on `stream` (a
@@ -456,8 +662,9 @@ pub unsafe extern "C" fn adn_hip_sum_f32_stream(
 /// `adn_hip_cumsum_f64_fold` otherwise.
 ///
 /// # Safety
-/// As `adn_hip_cumsum_f64`; `stream` is NULL or a live stream of the device that runs the
-/// call.
+/// The pointers are as for the host entry point of the same name without the device
+/// prefix, in device or host memory (not read in a build without this back end).
+/// `stream` is NULL or a live stream of the device that runs the call.
 #[no_mangle]
 pub unsafe extern "C" fn adn_hip_cumsum_f64_stream(
     input: *const f64,
@@ -467,13 +674,17 @@ pub unsafe extern "C" fn adn_hip_cumsum_f64_stream(
     stream: *mut c_void,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::cumsum::<f64>(input, out, n, fold, stream) }
+    unsafe { cumsum::<f64>(Backend::Hip, input, out, n, fold, stream) }
 }
 
-/// The float twin of `adn_hip_cumsum_f64_stream`.
+/// The reproducible cumulative sum of `n` floats on HIP, ordered on `stream` (a
+/// `hipStream_t`; NULL is the default stream); returns once `out` is written. As
+/// `adn_hip_cumsum_f32_fold` otherwise.
 ///
 /// # Safety
-/// As `adn_hip_cumsum_f64_stream`.
+/// The pointers are as for the host entry point of the same name without the device
+/// prefix, in device or host memory (not read in a build without this back end).
+/// `stream` is NULL or a live stream of the device that runs the call.
 #[no_mangle]
 pub unsafe extern "C" fn adn_hip_cumsum_f32_stream(
     input: *const f32,
@@ -483,5 +694,151 @@ pub unsafe extern "C" fn adn_hip_cumsum_f32_stream(
     stream: *mut c_void,
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
-    unsafe { hip_impl::cumsum::<f32>(input, out, n, fold, stream) }
+    unsafe { cumsum::<f32>(Backend::Hip, input, out, n, fold, stream) }
+}
+
+/// Adds `n` doubles to `*acc` on the HIP (AMD) device: `x` is a device pointer (used in place
+/// on the device that holds it) or a host pointer (copied to the current device); the fold
+/// is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+/// `adn_acc_f64_add_array` gives on the same values; on any error it is unchanged.
+/// `*acc` itself is host memory.
+///
+/// # Safety
+/// `acc` points to a readable and writable `adn_acc_f64` in host memory; `x` to `n` readable
+/// doubles in host or device memory (not read in a build without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_acc_f64_add_array(
+    acc: *mut adn_acc_f64,
+    x: *const f64,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { acc_add(Backend::Hip, acc, x, n, core::ptr::null_mut()) }
+}
+
+/// `adn_hip_acc_f64_add_array` ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `*acc` is written.
+///
+/// # Safety
+/// As `adn_hip_acc_f64_add_array`; `stream` is NULL or a live stream of the device that
+/// runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_acc_f64_add_array_stream(
+    acc: *mut adn_acc_f64,
+    x: *const f64,
+    n: usize,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { acc_add(Backend::Hip, acc, x, n, stream) }
+}
+
+/// Adds `n` floats to `*acc` on the HIP (AMD) device: `x` is a device pointer (used in place
+/// on the device that holds it) or a host pointer (copied to the current device); the fold
+/// is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+/// `adn_acc_f32_add_array` gives on the same values; on any error it is unchanged.
+/// `*acc` itself is host memory.
+///
+/// # Safety
+/// `acc` points to a readable and writable `adn_acc_f32` in host memory; `x` to `n` readable
+/// floats in host or device memory (not read in a build without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_acc_f32_add_array(
+    acc: *mut adn_acc_f32,
+    x: *const f32,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { acc_add(Backend::Hip, acc, x, n, core::ptr::null_mut()) }
+}
+
+/// `adn_hip_acc_f32_add_array` ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `*acc` is written.
+///
+/// # Safety
+/// As `adn_hip_acc_f32_add_array`; `stream` is NULL or a live stream of the device that
+/// runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_acc_f32_add_array_stream(
+    acc: *mut adn_acc_f32,
+    x: *const f32,
+    n: usize,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { acc_add(Backend::Hip, acc, x, n, stream) }
+}
+
+/// The reproducible cumulative sum of `n` doubles continued from `*start`, on the HIP (AMD)
+/// device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+/// `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f64_from` gives. Memory rules as
+/// `adn_hip_cumsum_f64`; `*start` is host memory, only read.
+///
+/// # Safety
+/// `start` points to a readable `adn_acc_f64` in host memory; `input` and `out` as for
+/// `adn_hip_cumsum_f64` (not read in a build without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_cumsum_f64_from(
+    start: *const adn_acc_f64,
+    input: *const f64,
+    out: *mut f64,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { cumsum_from(Backend::Hip, start, input, out, n, core::ptr::null_mut()) }
+}
+
+/// `adn_hip_cumsum_f64_from` ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_hip_cumsum_f64_from`; `stream` is NULL or a live stream of the device that
+/// runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_cumsum_f64_from_stream(
+    start: *const adn_acc_f64,
+    input: *const f64,
+    out: *mut f64,
+    n: usize,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { cumsum_from(Backend::Hip, start, input, out, n, stream) }
+}
+
+/// The reproducible cumulative sum of `n` floats continued from `*start`, on the HIP (AMD)
+/// device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
+/// `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f32_from` gives. Memory rules as
+/// `adn_hip_cumsum_f32`; `*start` is host memory, only read.
+///
+/// # Safety
+/// `start` points to a readable `adn_acc_f32` in host memory; `input` and `out` as for
+/// `adn_hip_cumsum_f32` (not read in a build without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_cumsum_f32_from(
+    start: *const adn_acc_f32,
+    input: *const f32,
+    out: *mut f32,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { cumsum_from(Backend::Hip, start, input, out, n, core::ptr::null_mut()) }
+}
+
+/// `adn_hip_cumsum_f32_from` ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_hip_cumsum_f32_from`; `stream` is NULL or a live stream of the device that
+/// runs the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_cumsum_f32_from_stream(
+    start: *const adn_acc_f32,
+    input: *const f32,
+    out: *mut f32,
+    n: usize,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { cumsum_from(Backend::Hip, start, input, out, n, stream) }
 }

@@ -11,8 +11,9 @@
 //! - the functions that do floating-point work set the standard floating-point mode for
 //!   the call (round-to-nearest, no FTZ/DAZ) and restore the caller's mode after.
 //!
-//! The C library is single-threaded for now: one call runs on the calling thread. The
-//! functions are reentrant; accumulators are plain caller-owned memory.
+//! The work runs through the facade (`reprosum`): the CPU entry points on its thread pool
+//! (`threads`), the GPU entry points on its device dispatch. The functions are reentrant;
+//! accumulators are plain caller-owned memory.
 
 #![warn(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
@@ -28,6 +29,8 @@ pub mod status;
 pub mod version;
 
 pub mod sum;
+
+pub mod threads;
 
 pub mod acc;
 
@@ -47,6 +50,9 @@ pub const ADN_DEFAULT_FOLD: u32 = 3;
 pub const ADN_MAX_FOLD_F64: u32 = 52;
 /// The largest fold of a `float` sum.
 pub const ADN_MAX_FOLD_F32: u32 = 21;
+/// The largest fold of a GPU sum (`adn_cuda_*`, `adn_hip_*`), double or float; a larger
+/// fold there is `ADN_INVALID_FOLD`.
+pub const ADN_MAX_FOLD_GPU: u32 = 8;
 /// The most `double` values one sum or accumulator may hold and keep the guarantee:
 /// 9,223,372,036,854,773,760 (SyclReproSum's `max_reproducible_count<double>`).
 pub const ADN_CAPACITY_F64: u64 = 9_223_372_036_854_773_760u64;
@@ -68,6 +74,8 @@ const _: () = {
     assert!(ADN_CAPACITY_F32 == reprosum_core::CAPACITY_F32);
     assert!(ADN_ACC_ENCODED_MAX == reprosum_core::encoding::MAX_ENCODED_LEN);
 };
+#[cfg(any(feature = "cuda", feature = "hip"))]
+const _: () = assert!(ADN_MAX_FOLD_GPU as usize == *reprosum_gpu::GPU_FOLDS.end());
 
 /// Runs `f` in the standard floating-point mode (see `reprosum_core::fpenv`).
 ///

@@ -85,6 +85,7 @@ pub(crate) fn from_error(e: Error) -> adn_status {
         Error::InvalidFold => ADN_INVALID_FOLD,
         Error::FoldMismatch => ADN_FOLD_MISMATCH,
         Error::Encoding(_) => ADN_BAD_ENCODING,
+        Error::OutOfMemory => ADN_OUT_OF_MEMORY,
         // LengthMismatch cannot happen (the C ABI passes one length); a new core error is a
         // bug here until mapped.
         _ => ADN_INTERNAL_ERROR,

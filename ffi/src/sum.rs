@@ -2,9 +2,10 @@
 
 use crate::args::{self, array, byte_range, disjoint, non_null};
 use crate::panic;
-use crate::status::{adn_status, from_error, ADN_INVALID_FOLD, ADN_NULL_POINTER};
+use crate::status::{adn_status, from_error, ADN_CAPACITY_EXCEEDED, ADN_INVALID_FOLD, ADN_NULL_POINTER};
 use core::ffi::c_uint;
-use reprosum_core::{cumsum_fold, cumsum_in_place_fold, cumsum_in_place_k, cumsum_k, sum_fold, sum_k, Float};
+use facade::Options;
+use reprosum_core::{DynAccumulator, Float};
 
 /// The fold as a `usize`, if valid for `T`.
 pub(crate) fn fold_of<T: Float>(fold: c_uint) -> Result<usize, adn_status> {
@@ -16,7 +17,7 @@ pub(crate) fn fold_of<T: Float>(fold: c_uint) -> Result<usize, adn_status> {
     }
 }
 
-/// The checks and the work of every sum export.
+/// The checks and the work of every sum export: on the facade's threads.
 ///
 /// # Safety
 /// As the exports: `x` points to `n` readable values (or `n == 0`), `out` to a writable `T`.
@@ -27,14 +28,7 @@ unsafe fn sum_impl<T: Float>(x: *const T, n: usize, fold: c_uint, out: *mut T) -
         array(x, n)?;
         // SAFETY: checked by `array`; the caller guarantees `n` readable values at `x`.
         let xs = unsafe { args::slice(x, n) };
-        let v = crate::ieee(|| {
-            if k == 3 {
-                sum_k::<T, 3>(xs)
-            } else {
-                sum_fold(xs, k)
-            }
-        })
-        .map_err(from_error)?;
+        let v = facade::sum_with(xs, &Options::with_fold(k)).map_err(from_error)?;
         // SAFETY: `out` is non-NULL and aligned (checked) and writable (the caller). `xs` is
         // not used after this write, so a caller's `out` inside `x` is harmless.
         unsafe { out.write(v) };
@@ -42,47 +36,50 @@ unsafe fn sum_impl<T: Float>(x: *const T, n: usize, fold: c_uint, out: *mut T) -
     })
 }
 
-/// The checks and the work of every cumulative-sum export.
+/// The checks and the work of every cumulative-sum export (`start`: the accumulator the
+/// sums continue from, else an empty one of `fold`), on the facade's threads.
 ///
 /// # Safety
 /// As the exports: `input` points to `n` readable values and `out` to `n` writable values
 /// (or `n == 0`).
-unsafe fn cumsum_impl<T: Float>(input: *const T, out: *mut T, n: usize, fold: c_uint) -> adn_status {
+pub(crate) unsafe fn cumsum_impl<T: Float>(
+    start: Result<DynAccumulator<T>, c_uint>,
+    input: *const T,
+    out: *mut T,
+    n: usize,
+) -> adn_status {
     panic::status(|| {
         if n > 0 && (input.is_null() || out.is_null()) {
             return Err(ADN_NULL_POINTER);
         }
-        let k = fold_of::<T>(fold)?;
+        let start = match start {
+            Ok(acc) => acc,
+            Err(fold) => DynAccumulator::new(fold_of::<T>(fold)?).map_err(from_error)?,
+        };
         array(input, n)?;
         array(out.cast_const(), n)?;
+        if n as u64 > T::CAPACITY - start.count().min(T::CAPACITY) {
+            return Err(ADN_CAPACITY_EXCEEDED);
+        }
         if n == 0 {
             return Ok(());
         }
+        let opts = Options::default();
         if core::ptr::eq(input, out) {
             // SAFETY: checked by `array`; the caller guarantees `n` readable and writable
             // values at `out`, and nothing else uses them during the call.
             let xs = unsafe { args::slice_mut(out, n) };
-            return crate::ieee(|| {
-                if k == 3 {
-                    cumsum_in_place_k::<T, 3>(xs)
-                } else {
-                    cumsum_in_place_fold(xs, k)
-                }
-            })
-            .map_err(from_error);
+            return facade::cumsum_in_place_from(&start, xs, &opts)
+                .map(|_| ())
+                .map_err(from_error);
         }
         disjoint(byte_range(input, n)?, byte_range(out.cast_const(), n)?)?;
         // SAFETY: checked by `array`; the ranges do not overlap (checked), so the shared and
         // the exclusive slice do not alias; the caller guarantees the memory.
         let (xs, ys) = unsafe { (args::slice(input, n), args::slice_mut(out, n)) };
-        crate::ieee(|| {
-            if k == 3 {
-                cumsum_k::<T, 3>(xs, ys)
-            } else {
-                cumsum_fold(xs, ys, k)
-            }
-        })
-        .map_err(from_error)
+        facade::cumsum_from(&start, xs, ys, &opts)
+            .map(|_| ())
+            .map_err(from_error)
     })
 }
 
@@ -152,7 +149,7 @@ pub unsafe extern "C" fn adn_sum_f32_fold(
 #[no_mangle]
 pub unsafe extern "C" fn adn_cumsum_f64(input: *const f64, out: *mut f64, n: usize) -> adn_status {
     // SAFETY: the caller keeps this function's contract, which is `cumsum_impl`'s.
-    unsafe { cumsum_impl(input, out, n, 3) }
+    unsafe { cumsum_impl(Err(3), input, out, n) }
 }
 
 /// The reproducible cumulative sum of `n` floats at the default fold (3). As
@@ -163,7 +160,7 @@ pub unsafe extern "C" fn adn_cumsum_f64(input: *const f64, out: *mut f64, n: usi
 #[no_mangle]
 pub unsafe extern "C" fn adn_cumsum_f32(input: *const f32, out: *mut f32, n: usize) -> adn_status {
     // SAFETY: the caller keeps this function's contract, which is `cumsum_impl`'s.
-    unsafe { cumsum_impl(input, out, n, 3) }
+    unsafe { cumsum_impl(Err(3), input, out, n) }
 }
 
 /// The reproducible cumulative sum of `n` doubles at fold `fold` (2 to 52). As
@@ -179,7 +176,7 @@ pub unsafe extern "C" fn adn_cumsum_f64_fold(
     fold: c_uint,
 ) -> adn_status {
     // SAFETY: the caller keeps this function's contract, which is `cumsum_impl`'s.
-    unsafe { cumsum_impl(input, out, n, fold) }
+    unsafe { cumsum_impl(Err(fold), input, out, n) }
 }
 
 /// The reproducible cumulative sum of `n` floats at fold `fold` (2 to 21). As
@@ -195,5 +192,5 @@ pub unsafe extern "C" fn adn_cumsum_f32_fold(
     fold: c_uint,
 ) -> adn_status {
     // SAFETY: the caller keeps this function's contract, which is `cumsum_impl`'s.
-    unsafe { cumsum_impl(input, out, n, fold) }
+    unsafe { cumsum_impl(Err(fold), input, out, n) }
 }

@@ -153,6 +153,31 @@ fn check_case(c: &Case<'_>, failures: &mut Vec<String>) {
                 if &got != want {
                     failures.push(format!("{}: in-place cumsum differs", c.name));
                 }
+                // Continued from the accumulator of the first `cut` values: the rest of the
+                // whole cumulative sum, into a separate array and in place.
+                let mut start = acc64(fold);
+                // SAFETY: valid struct and array.
+                let st = unsafe { adn_acc_f64_add_array(&mut start, x[..cut].as_ptr(), cut) };
+                check!("start status", st as u64, 0);
+                let rest = &x[cut..];
+                let mut out = vec![POISON64; rest.len()];
+                // SAFETY: a valid start, disjoint arrays of one length.
+                let st = unsafe { adn_cumsum_f64_from(&start, rest.as_ptr(), out.as_mut_ptr(), rest.len()) };
+                check!("cumsum_from status", st as u64, 0);
+                let got: Vec<u64> = out.iter().map(|v| v.to_bits()).collect();
+                if got != want[cut..] {
+                    failures.push(format!("{}: cumsum_from differs", c.name));
+                }
+                let mut inplace = rest.to_vec();
+                // SAFETY: in place.
+                let st = unsafe {
+                    adn_cumsum_f64_from(&start, inplace.as_ptr(), inplace.as_mut_ptr(), rest.len())
+                };
+                check!("in-place cumsum_from status", st as u64, 0);
+                let got: Vec<u64> = inplace.iter().map(|v| v.to_bits()).collect();
+                if got != want[cut..] {
+                    failures.push(format!("{}: in-place cumsum_from differs", c.name));
+                }
             }
         }
         Dtype::F32 => {
@@ -217,6 +242,31 @@ fn check_case(c: &Case<'_>, failures: &mut Vec<String>) {
                 let got: Vec<u64> = inplace.iter().map(|v| v.to_bits() as u64).collect();
                 if &got != want {
                     failures.push(format!("{}: in-place cumsum differs", c.name));
+                }
+                // Continued from the accumulator of the first `cut` values: the rest of the
+                // whole cumulative sum, into a separate array and in place.
+                let mut start = acc32(fold);
+                // SAFETY: valid struct and array.
+                let st = unsafe { adn_acc_f32_add_array(&mut start, x[..cut].as_ptr(), cut) };
+                check!("start status", st as u64, 0);
+                let rest = &x[cut..];
+                let mut out = vec![POISON32; rest.len()];
+                // SAFETY: a valid start, disjoint arrays of one length.
+                let st = unsafe { adn_cumsum_f32_from(&start, rest.as_ptr(), out.as_mut_ptr(), rest.len()) };
+                check!("cumsum_from status", st as u64, 0);
+                let got: Vec<u64> = out.iter().map(|v| v.to_bits() as u64).collect();
+                if got != want[cut..] {
+                    failures.push(format!("{}: cumsum_from differs", c.name));
+                }
+                let mut inplace = rest.to_vec();
+                // SAFETY: in place.
+                let st = unsafe {
+                    adn_cumsum_f32_from(&start, inplace.as_ptr(), inplace.as_mut_ptr(), rest.len())
+                };
+                check!("in-place cumsum_from status", st as u64, 0);
+                let got: Vec<u64> = inplace.iter().map(|v| v.to_bits() as u64).collect();
+                if got != want[cut..] {
+                    failures.push(format!("{}: in-place cumsum_from differs", c.name));
                 }
             }
         }
@@ -366,6 +416,207 @@ fn sum_statuses() {
         assert_eq!(adn_sum_f64(p, 3, p.add(1)), ADN_OK);
         assert_eq!(y, [1.0, 7.0, 4.0]);
     }
+}
+
+#[test]
+fn cumsum_from_statuses() {
+    let x = [1.0f64, 2.0, 3.0, 4.0];
+    let mut out = [POISON64; 4];
+    let poisoned = |o: &[f64]| o.iter().all(|v| v.to_bits() == POISON64.to_bits());
+    let dangling = core::ptr::NonNull::<f64>::dangling().as_ptr();
+    let mut start = acc64(5);
+    let garbage: adn_acc_f64 = zeroed();
+    // SAFETY: every call is valid or refused before memory is touched.
+    unsafe {
+        assert_eq!(adn_acc_f64_add(&mut start, 0.5), ADN_OK);
+        assert_eq!(
+            adn_cumsum_f64_from(core::ptr::null(), x.as_ptr(), out.as_mut_ptr(), 4),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_cumsum_f64_from(&garbage, x.as_ptr(), out.as_mut_ptr(), 4),
+            ADN_NOT_INITIALIZED
+        );
+        let mis = (&raw const start)
+            .cast::<u8>()
+            .wrapping_add(4)
+            .cast::<adn_acc_f64>();
+        assert_eq!(
+            adn_cumsum_f64_from(mis, x.as_ptr(), out.as_mut_ptr(), 4),
+            ADN_MISALIGNED
+        );
+        assert_eq!(
+            adn_cumsum_f64_from(&start, core::ptr::null(), out.as_mut_ptr(), 4),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_cumsum_f64_from(&start, x.as_ptr(), core::ptr::null_mut(), 4),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_cumsum_f64_from(&start, dangling, dangling, usize::MAX),
+            ADN_CAPACITY_EXCEEDED
+        );
+        let mut buf = [1.0f64, 2.0, 3.0, 4.0, 5.0];
+        let p = buf.as_mut_ptr();
+        assert_eq!(adn_cumsum_f64_from(&start, p, p.add(1), 4), ADN_OVERLAP);
+        assert_eq!(buf, [1.0, 2.0, 3.0, 4.0, 5.0], "nothing written");
+        assert!(poisoned(&out));
+        // n == 0: NULL arrays allowed, nothing written.
+        assert_eq!(
+            adn_cumsum_f64_from(&start, core::ptr::null(), core::ptr::null_mut(), 0),
+            ADN_OK
+        );
+        // The capacity counts what the start holds.
+        let full = {
+            let mut e = [0u8; 16 + 2 * 3 * 8];
+            e[..4].copy_from_slice(b"ADNB");
+            e[4] = 1;
+            e[5] = 2;
+            e[6] = 3;
+            e[7] = 1; // NaN seen: the simplest state that may hold that many values
+            e[8..16].copy_from_slice(&(ADN_CAPACITY_F64 - 2).to_le_bytes());
+            let mut a = acc64(3);
+            assert_eq!(adn_acc_f64_from_bytes(&mut a, e.as_ptr(), e.len()), ADN_OK);
+            a
+        };
+        assert_eq!(
+            adn_cumsum_f64_from(&full, x.as_ptr(), out.as_mut_ptr(), 3),
+            ADN_CAPACITY_EXCEEDED
+        );
+        assert!(poisoned(&out));
+        assert_eq!(
+            adn_cumsum_f64_from(&full, x.as_ptr(), out.as_mut_ptr(), 2),
+            ADN_OK
+        );
+        assert!(out[..2].iter().all(|v| v.to_bits() == 0x7FF8_0000_0000_0000));
+        // The start's fold (5) and values: 0.5 before everything; `start` only read.
+        assert_eq!(
+            adn_cumsum_f64_from(&start, x.as_ptr(), out.as_mut_ptr(), 4),
+            ADN_OK
+        );
+        assert_eq!(out, [1.5, 3.5, 6.5, 10.5]);
+        let mut c = 0u64;
+        assert_eq!(adn_acc_f64_count(&start, &mut c), ADN_OK);
+        assert_eq!(c, 1);
+        // In place, and the f32 twin.
+        let mut y = x;
+        assert_eq!(adn_cumsum_f64_from(&start, y.as_ptr(), y.as_mut_ptr(), 4), ADN_OK);
+        assert_eq!(y, [1.5, 3.5, 6.5, 10.5]);
+        let mut sf = acc32(21);
+        assert_eq!(adn_acc_f32_add(&mut sf, -1.0), ADN_OK);
+        let xf = [1.0f32, 2.0, 3.0];
+        let mut of = [POISON32; 3];
+        assert_eq!(adn_cumsum_f32_from(&sf, xf.as_ptr(), of.as_mut_ptr(), 3), ADN_OK);
+        assert_eq!(of, [0.0, 2.0, 5.0]);
+        assert_eq!(of[0].to_bits(), 0, "+0.0");
+        let g32: adn_acc_f32 = zeroed();
+        assert_eq!(
+            adn_cumsum_f32_from(&g32, xf.as_ptr(), of.as_mut_ptr(), 3),
+            ADN_NOT_INITIALIZED
+        );
+    }
+}
+
+/// Every thread count gives the bits of one thread, for every CPU entry point that uses
+/// the pool (inputs large enough to be split).
+#[test]
+#[cfg_attr(miri, ignore = "large inputs on a thread pool (run natively)")]
+fn every_thread_count_gives_the_same_bits() {
+    use crate::threads::{adn_get_num_threads, adn_set_num_threads};
+    let n = 300_000;
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    let x: Vec<f64> = (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let e = if i % 5 == 0 {
+                (s % 1200) as i32 - 600
+            } else {
+                (s % 60) as i32 - 30
+            };
+            let m = 1.0 + (s >> 12) as f64 / (1u64 << 52) as f64;
+            let signed = if s & 1 == 0 { m } else { -m };
+            signed * 2f64.powi(e)
+        })
+        .collect();
+    let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let run = |fold: u32| {
+        let mut r = (
+            0u64,
+            vec![POISON64; n],
+            vec![POISON32; n],
+            vec![POISON64; n - 1000],
+            [0u8; ADN_ACC_ENCODED_MAX],
+        );
+        let mut sum = POISON64;
+        let mut start = acc64(fold);
+        let mut len = 0;
+        // SAFETY: valid pointers and lengths.
+        unsafe {
+            assert_eq!(adn_sum_f64_fold(x.as_ptr(), n, fold, &mut sum), ADN_OK);
+            assert_eq!(adn_cumsum_f64_fold(x.as_ptr(), r.1.as_mut_ptr(), n, fold), ADN_OK);
+            r.2.copy_from_slice(&xf);
+            assert_eq!(
+                adn_cumsum_f32_fold(r.2.as_ptr(), r.2.as_mut_ptr(), n, fold),
+                ADN_OK
+            );
+            assert_eq!(adn_acc_f64_add_array(&mut start, x.as_ptr(), 1000), ADN_OK);
+            assert_eq!(
+                adn_cumsum_f64_from(&start, x[1000..].as_ptr(), r.3.as_mut_ptr(), n - 1000),
+                ADN_OK
+            );
+            assert_eq!(
+                adn_acc_f64_add_array(&mut start, x[1000..].as_ptr(), n - 1000),
+                ADN_OK
+            );
+            assert_eq!(
+                adn_acc_f64_to_bytes(&start, r.4.as_mut_ptr(), ADN_ACC_ENCODED_MAX, &mut len),
+                ADN_OK
+            );
+        }
+        r.0 = sum.to_bits();
+        r
+    };
+    for fold in [3u32, 7] {
+        // The core, on one thread, is the reference.
+        let want_sum = reprosum_core::sum_fold(&x, fold as usize).unwrap().to_bits();
+        let mut want_cum = vec![0.0f64; n];
+        reprosum_core::cumsum_fold(&x, &mut want_cum, fold as usize).unwrap();
+        let mut want = DynAccumulator::<f64>::new(fold as usize).unwrap();
+        want.add_slice(&x).unwrap();
+        let mut reference = None;
+        for threads in [1u32, 2, 3, 5, 8] {
+            assert_eq!(adn_set_num_threads(threads), ADN_OK);
+            assert_eq!(adn_get_num_threads(), threads);
+            let r = run(fold);
+            assert_eq!(r.0, want_sum, "fold {fold}, {threads} threads");
+            assert!(
+                r.1.iter().zip(&want_cum).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "cumsum, {threads} threads"
+            );
+            assert!(
+                r.3.iter()
+                    .zip(&want_cum[1000..])
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "cumsum_from, {threads} threads"
+            );
+            let enc = want.to_bytes();
+            assert_eq!(
+                &r.4[..enc.as_bytes().len()],
+                enc.as_bytes(),
+                "add_array state, {threads} threads"
+            );
+            let f32_bits: Vec<u32> = r.2.iter().map(|v| v.to_bits()).collect();
+            match &reference {
+                None => reference = Some(f32_bits),
+                Some(b) => assert_eq!(&f32_bits, b, "f32 in-place cumsum, {threads} threads"),
+            }
+        }
+    }
+    assert_eq!(adn_set_num_threads(0), ADN_OK);
+    assert!(adn_get_num_threads() >= 1);
 }
 
 #[test]
@@ -634,6 +885,8 @@ fn gpu_entry_points_without_a_device() {
     let mut of = POISON32;
     let mut c = [POISON64];
     let mut cf = [POISON32];
+    let mut a64 = acc64(3);
+    let mut a32 = acc32(3);
     let null = core::ptr::null_mut();
     // SAFETY: valid host pointers; no stream (NULL).
     let (cuda, hip) = unsafe {
@@ -652,6 +905,14 @@ fn gpu_entry_points_without_a_device() {
                 adn_cuda_cumsum_f32_fold(xf.as_ptr(), cf.as_mut_ptr(), 1, 3),
                 adn_cuda_cumsum_f64_stream(x.as_ptr(), c.as_mut_ptr(), 1, 3, null),
                 adn_cuda_cumsum_f32_stream(xf.as_ptr(), cf.as_mut_ptr(), 1, 3, null),
+                adn_cuda_acc_f64_add_array(&mut a64, x.as_ptr(), 1),
+                adn_cuda_acc_f32_add_array(&mut a32, xf.as_ptr(), 1),
+                adn_cuda_acc_f64_add_array_stream(&mut a64, x.as_ptr(), 1, null),
+                adn_cuda_acc_f32_add_array_stream(&mut a32, xf.as_ptr(), 1, null),
+                adn_cuda_cumsum_f64_from(&a64, x.as_ptr(), c.as_mut_ptr(), 1),
+                adn_cuda_cumsum_f32_from(&a32, xf.as_ptr(), cf.as_mut_ptr(), 1),
+                adn_cuda_cumsum_f64_from_stream(&a64, x.as_ptr(), c.as_mut_ptr(), 1, null),
+                adn_cuda_cumsum_f32_from_stream(&a32, xf.as_ptr(), cf.as_mut_ptr(), 1, null),
             ],
             [
                 adn_hip_sum_f64(x.as_ptr(), 1, &mut o),
@@ -666,6 +927,14 @@ fn gpu_entry_points_without_a_device() {
                 adn_hip_cumsum_f32_fold(xf.as_ptr(), cf.as_mut_ptr(), 1, 3),
                 adn_hip_cumsum_f64_stream(x.as_ptr(), c.as_mut_ptr(), 1, 3, null),
                 adn_hip_cumsum_f32_stream(xf.as_ptr(), cf.as_mut_ptr(), 1, 3, null),
+                adn_hip_acc_f64_add_array(&mut a64, x.as_ptr(), 1),
+                adn_hip_acc_f32_add_array(&mut a32, xf.as_ptr(), 1),
+                adn_hip_acc_f64_add_array_stream(&mut a64, x.as_ptr(), 1, null),
+                adn_hip_acc_f32_add_array_stream(&mut a32, xf.as_ptr(), 1, null),
+                adn_hip_cumsum_f64_from(&a64, x.as_ptr(), c.as_mut_ptr(), 1),
+                adn_hip_cumsum_f32_from(&a32, xf.as_ptr(), cf.as_mut_ptr(), 1),
+                adn_hip_cumsum_f64_from_stream(&a64, x.as_ptr(), c.as_mut_ptr(), 1, null),
+                adn_hip_cumsum_f32_from_stream(&a32, xf.as_ptr(), cf.as_mut_ptr(), 1, null),
             ],
         )
     };
@@ -684,6 +953,13 @@ fn gpu_entry_points_without_a_device() {
         assert_eq!(of.to_bits(), POISON32.to_bits());
         assert_eq!(c[0].to_bits(), POISON64.to_bits());
         assert_eq!(cf[0].to_bits(), POISON32.to_bits());
+        let (mut k64, mut k32) = (1u64, 1u64);
+        // SAFETY: valid structs and outputs.
+        unsafe {
+            assert_eq!(adn_acc_f64_count(&a64, &mut k64), ADN_OK);
+            assert_eq!(adn_acc_f32_count(&a32, &mut k32), ADN_OK);
+        }
+        assert_eq!((k64, k32), (0, 0), "accumulators unchanged");
     }
     #[cfg(feature = "hip")]
     let hip_expected = if reprosum_gpu::hip::device_count().is_ok_and(|n| n > 0) {

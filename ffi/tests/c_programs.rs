@@ -71,6 +71,18 @@ fn out_dir() -> PathBuf {
 
 /// Compiles one program with `compiler` (and the language flags) against the static library.
 fn compile(compiler_env: &str, default: &str, std_flag: &str, src: &str, name: &str) -> PathBuf {
+    compile_with(compiler_env, default, std_flag, src, name, &[])
+}
+
+/// [`compile`] with extra compiler flags.
+fn compile_with(
+    compiler_env: &str,
+    default: &str,
+    std_flag: &str,
+    src: &str,
+    name: &str,
+    extra: &[&str],
+) -> PathBuf {
     let ws = workspace();
     let exe = out_dir().join(name);
     let cc = std::env::var(compiler_env).unwrap_or_else(|_| default.into());
@@ -84,6 +96,7 @@ fn compile(compiler_env: &str, default: &str, std_flag: &str, src: &str, name: &
             "-Werror",
             "-ffp-contract=off",
         ])
+        .args(extra)
         .arg("-I")
         .arg(ws.join("include"))
         .arg("-I")
@@ -249,6 +262,57 @@ fn c_tests() {
             "{file}: expected {n} cases:\n{stdout}"
         );
     }
+}
+
+/// Runs `test_threads` (built with OpenMP) with an environment and CPU affinity, expecting
+/// the default thread count it implies.
+fn threads_run(exe: &Path, env: Option<&str>, one_core: bool, expected: usize) {
+    let mut cmd = if one_core {
+        let mut c = Command::new("taskset");
+        c.args(["-c", "0"]).arg(exe);
+        c
+    } else {
+        Command::new(exe)
+    };
+    cmd.arg(expected.to_string()).env_remove("ADN_NUM_THREADS");
+    if let Some(v) = env {
+        cmd.env("ADN_NUM_THREADS", v);
+    }
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run test_threads (taskset from util-linux is needed): {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "test_threads (ADN_NUM_THREADS={env:?}, one core: {one_core}) failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.matches("threads OK").count(), 4, "{stdout}");
+    println!("test_threads (ADN_NUM_THREADS={env:?}, one core: {one_core}):\n{stdout}");
+}
+
+/// The C library's threads: every thread count gives the same bits, the default follows
+/// `ADN_NUM_THREADS` and the CPU affinity, and calls from an OpenMP parallel region share the
+/// one pool (ffi/tests/c/test_threads.c says what is checked).
+#[test]
+#[cfg_attr(miri, ignore = "runs a C compiler")]
+fn c_threads_and_openmp() {
+    let exe = compile_with(
+        "CC",
+        "cc",
+        "-std=c11",
+        "ffi/tests/c/test_threads.c",
+        "test_threads",
+        &["-fopenmp"],
+    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    threads_run(&exe, None, false, cores);
+    threads_run(&exe, Some("3"), false, 3);
+    // Not a positive number: ignored.
+    threads_run(&exe, Some("many"), false, cores);
+    // One core in the affinity mask: one thread by default; the variable still wins.
+    threads_run(&exe, None, true, 1);
+    threads_run(&exe, Some("2"), true, 2);
 }
 
 /// The shared library beside the static one has the SONAME `ffi/build.rs` gives it
