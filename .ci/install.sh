@@ -237,11 +237,12 @@ pkg_config_consumers() {
   check_c_extras "$d/consumer_shared" not-built
 }
 
-# The Fortran program (examples-c/consumer/consumer.f90: `use reprosum`), with CMake
-# (reprosum::fortran, shared and static) and with pkg-config (the module source compiled
-# first, shared and static). The module, include/reprosum.f90, is written in parallel
-# (issue 15); until it is in the tree this says so and builds nothing. When it lands:
-# list it in ffi/install.sh's INCLUDE_FILES, and make consumer.f90's calls the module's.
+# The Fortran program (examples-c/consumer/consumer.f90: `use reprosum`, st = adn_sum(x, s)),
+# with CMake (reprosum::fortran, shared and static) and with pkg-config (the module source
+# compiled first, shared and static). The module, include/reprosum.f90, is written in
+# parallel (issue 15; this ran against branch fortran's be22538); until it is in the tree
+# this says so and builds nothing. When it lands, drop the '?' of its INCLUDE_FILES line in
+# ffi/install.sh.
 fortran_consumer() {
   if [ ! -f include/reprosum.f90 ]; then
     echo "SKIPPED: the Fortran consumer: include/reprosum.f90 is not in this tree (the module is not merged)"

@@ -5,9 +5,9 @@
 !   consumer_f FILE...      prints "sum HEX" per file of raw doubles (the machine's byte
 !                           order: little-endian on the platforms CI runs)
 !
-! Written against the module's expected interface, `st = adn_sum(x, s)` (generic over
-! real32 / real64 arrays, a status as in C); until include/reprosum.f90 is in the tree,
-! .ci/install.sh's fortran_consumer says so and does not build this.
+! The module's status form, `st = adn_sum(x, s)` (generic over real64 / real32 arrays, the
+! status codes of C). Until include/reprosum.f90 is in the tree, .ci/install.sh's
+! fortran_consumer says so and does not build this.
 program consumer
   use, intrinsic :: iso_fortran_env, only: int64, real64, error_unit
   use reprosum
