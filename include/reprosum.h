@@ -142,6 +142,23 @@
 #define ADN_ACC_ENCODED_MAX 852
 
 /**
+ * The major version of the header. Compare the three with `adn_version()` to find a
+ * program built with a header of another version than the library it runs with.
+ */
+#define ADN_VERSION_MAJOR 0
+
+/**
+ * The minor version of the header. While the major version is 0 a new minor version may
+ * change the ABI, so the shared library's SONAME has both (`libreprosum.so.0.MINOR`).
+ */
+#define ADN_VERSION_MINOR 1
+
+/**
+ * The patch version of the header.
+ */
+#define ADN_VERSION_PATCH 0
+
+/**
  * 64-bit words of an `adn_acc_f64`'s storage (the struct is 1024 bytes).
  */
 #define ADN_ACC_F64_STATE_WORDS 127
@@ -292,6 +309,14 @@ extern "C" {
  * unknown code gets a text too, so the result is never NULL.
  */
 const char *adn_status_string(adn_status status);
+
+/**
+ * The version of the library, `"MAJOR.MINOR.PATCH"` (as `"0.1.0"`): equal to
+ * `ADN_VERSION_MAJOR.ADN_VERSION_MINOR.ADN_VERSION_PATCH` when the program runs with the
+ * library its header came from. The text is static (never freed by the caller) and never
+ * NULL.
+ */
+const char *adn_version(void);
 
 /**
  * The reproducible sum of `n` doubles at the default fold (3), into `*out`.

@@ -1,7 +1,8 @@
 //! The C and C++ programs as tests: builds `libreprosum.a` (release), compiles
 //! `examples-c/sum.c`, `examples-c/sum.cpp` and `ffi/tests/c/test_ffi.c` against it (by its
 //! path, so a shared library cannot be picked up instead), runs them, and checks every bit
-//! pattern they print against the known answers and against reprosum-core.
+//! pattern they print against the known answers and against reprosum-core; and checks the
+//! shared library's SONAME.
 //!
 //! Needs a C and a C++ compiler (`$CC` / `$CXX`, default `cc` / `c++`); without them the
 //! tests fail rather than skip. Not run under miri (it cannot run a compiler).
@@ -243,6 +244,11 @@ fn c_tests() {
     assert!(out.status.success(), "test_ffi failed:\n{stdout}\n{stderr}");
     let last = stdout.lines().last().unwrap_or("");
     assert!(last.ends_with(" passed, 0 failed"), "{stdout}");
+    // The header's ADN_VERSION_* macros, compared with adn_version() by the program.
+    assert!(
+        stdout.contains(&format!("version {}\n", env!("CARGO_PKG_VERSION"))),
+        "{stdout}"
+    );
     let passed: u64 = last.split(' ').next().unwrap().parse().unwrap();
     assert!(passed > 5000, "{stdout}");
     // Every case of both files ran.
@@ -332,4 +338,38 @@ fn c_threads_and_openmp() {
     threads_run_with(&exe, None, false, Some(cores + 1), 1);
     threads_run_with(&exe, None, true, Some(2), 1);
     threads_run_with(&exe, Some("2"), false, Some(2), 2);
+}
+
+/// The shared library beside the static one has the SONAME `ffi/build.rs` gives it
+/// (cargo-c's rule: `libreprosum.so.0.MINOR` while the major version is 0), read back with
+/// `readelf -d` (binutils, beside the C compiler these tests need anyway).
+#[test]
+#[cfg(target_os = "linux")]
+#[cfg_attr(miri, ignore = "runs readelf")]
+fn shared_library_has_its_soname() {
+    let so = static_lib().with_file_name("libreprosum.so");
+    assert!(so.is_file(), "{} was not built", so.display());
+    let out = Command::new("readelf")
+        .arg("-d")
+        .arg(&so)
+        .output()
+        .expect("run readelf (binutils)");
+    assert!(out.status.success(), "readelf -d {} failed", so.display());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let sonames: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("(SONAME)"))
+        .filter_map(|l| l.split('[').nth(1)?.split(']').next())
+        .collect();
+    let (major, minor, patch) = (
+        env!("CARGO_PKG_VERSION_MAJOR"),
+        env!("CARGO_PKG_VERSION_MINOR"),
+        env!("CARGO_PKG_VERSION_PATCH"),
+    );
+    let sover = match (major, minor) {
+        ("0", "0") => format!("0.0.{patch}"),
+        ("0", _) => format!("0.{minor}"),
+        _ => major.to_string(),
+    };
+    assert_eq!(sonames, [format!("libreprosum.so.{sover}")], "{text}");
 }

@@ -1,7 +1,7 @@
 /*
- * C tests of libreprosum: every status code, the outputs-only-on-success rule, and every
- * known answer of the vectors files given on the command line (reprosum-testkit's format),
- * each also under a hostile floating-point mode (round-down, and FTZ/DAZ on x86). Prints
+ * C tests of libreprosum: the version, every status code, the outputs-only-on-success rule,
+ * and every known answer of the vectors files given on the command line (reprosum-testkit's
+ * format), each also under a hostile floating-point mode (round-down, and FTZ/DAZ on x86). Prints
  * "N passed, M failed" and exits non-zero on any failure.
  *
  *   test_ffi tests/vectors/known_answers.txt tests/vectors/core_vectors.txt
@@ -694,7 +694,22 @@ static void test_statuses(void) {
     }
 }
 
+/* The header's version macros are the library's version string (the same build). */
+static void test_version(void) {
+    char want[64];
+    snprintf(want, sizeof want, "%d.%d.%d", ADN_VERSION_MAJOR, ADN_VERSION_MINOR,
+             ADN_VERSION_PATCH);
+    const char *got = adn_version();
+    CHECK(got != NULL, "adn_version() is not NULL");
+    if (got != NULL) {
+        CHECK(strcmp(got, want) == 0, "adn_version() \"%s\", header %s", got, want);
+        CHECK(adn_version() == got, "adn_version() returns the same static text");
+    }
+    printf("version %s\n", got ? got : "(null)");
+}
+
 int main(int argc, char **argv) {
+    test_version();
     test_statuses();
     unsigned long after_status = passed + failed;
     unsigned cases = 0;
