@@ -96,6 +96,9 @@ module reprosum
     1 / merge(1, 0, real64 == c_double .and. real32 == c_float)
 
   ! ---- constants (reprosum.h) ----
+  integer(c_int), parameter, public :: ADN_VERSION_MAJOR = 0
+  integer(c_int), parameter, public :: ADN_VERSION_MINOR = 1
+  integer(c_int), parameter, public :: ADN_VERSION_PATCH = 0
   integer(c_int), parameter, public :: ADN_MIN_FOLD = 2
   integer(c_int), parameter, public :: ADN_DEFAULT_FOLD = 3
   integer(c_int), parameter, public :: ADN_MAX_FOLD_F64 = 52
@@ -143,7 +146,7 @@ module reprosum
   public :: adn_sum, adn_sum_value, adn_cumsum, adn_cumsum_inplace, adn_cumsum_from
   public :: adn_cumsum_from_inplace, adn_acc_init, adn_acc_add, adn_acc_add_array
   public :: adn_acc_merge, adn_acc_value, adn_acc_count, adn_acc_to_bytes, adn_acc_from_bytes
-  public :: adn_status_string, adn_cuda_sum, adn_cuda_cumsum, adn_hip_sum, adn_hip_cumsum
+  public :: adn_status_string, adn_version, adn_cuda_sum, adn_cuda_cumsum, adn_hip_sum, adn_hip_cumsum
   public :: adn_cuda_acc_add_array, adn_cuda_cumsum_from, adn_hip_acc_add_array, adn_hip_cumsum_from
 
   interface adn_sum
@@ -792,6 +795,10 @@ module reprosum
       integer(c_int32_t), value :: status
       type(c_ptr) :: p
     end function c_status_string
+    function c_version() bind(C, name="adn_version") result(p)
+      import
+      type(c_ptr) :: p
+    end function c_version
     function c_strlen(s) bind(C, name="strlen") result(n)
       import
       type(c_ptr), value :: s
@@ -801,20 +808,32 @@ module reprosum
 
 contains
 
-  ! The text of a status code (static in the library, copied here).
-  function adn_status_string(status) result(text)
-    integer, intent(in) :: status
+  ! The library's version, "MAJOR.MINOR.PATCH" (static in the library, copied here): compare
+  ! it with ADN_VERSION_MAJOR, _MINOR and _PATCH, the module's.
+  function adn_version() result(text)
+    character(len=:), allocatable :: text
+    text = c_text(c_version())
+  end function adn_version
+
+  ! A NUL-terminated C string, copied into a Fortran string.
+  function c_text(p) result(text)
+    type(c_ptr), intent(in) :: p
     character(len=:), allocatable :: text
     character(kind=c_char), pointer :: chars(:)
-    type(c_ptr) :: p
     integer :: i, n
-    p = c_status_string(int(status, c_int32_t))
     n = int(c_strlen(p))
     call c_f_pointer(p, chars, [n])
     allocate(character(len=n) :: text)
     do i = 1, n
       text(i:i) = chars(i)
     end do
+  end function c_text
+
+  ! The text of a status code (static in the library, copied here).
+  function adn_status_string(status) result(text)
+    integer, intent(in) :: status
+    character(len=:), allocatable :: text
+    text = c_text(c_status_string(int(status, c_int32_t)))
   end function adn_status_string
 
   ! A fold argument: ADN_DEFAULT_FOLD when absent; a negative one becomes a value the library

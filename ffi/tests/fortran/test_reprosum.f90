@@ -20,6 +20,7 @@ program test_reprosum
   use reprosum
   use mt19937
   implicit none
+  character(len=32) :: version_text
 
   integer :: passed = 0, failed = 0
   integer, parameter :: n = WIDE_RANGE_LEN
@@ -245,6 +246,8 @@ program test_reprosum
   call expect(adn_status_string(ADN_OK) == 'success', 'text of ADN_OK')
   call expect(adn_status_string(ADN_MPI_ERROR) == 'an MPI call failed', 'text of ADN_MPI_ERROR')
   call expect(adn_status_string(-1) == 'unknown status code', 'text of -1')
+  write (version_text, '(i0, ".", i0, ".", i0)') ADN_VERSION_MAJOR, ADN_VERSION_MINOR, ADN_VERSION_PATCH
+  call expect(adn_version() == trim(version_text), 'adn_version() is the module''s version')
   call expect(adn_status_string(ADN_INVALID_FOLD) == 'fold outside 2 to 52 (double) or 2 to 21 (float)', &
               'text of ADN_INVALID_FOLD')
   do i = 0, 16
