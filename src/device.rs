@@ -277,6 +277,67 @@ pub fn cumsum_on<T: Float>(device: Device, xs: &[T], out: &mut [T], fold: usize)
     })
 }
 
+/// The reproducible cumulative sum of `xs` continued from `start`, on `device`: `out[i]` has
+/// the bits of the value of `start` merged with `xs[..=i]` (as [`crate::cumsum_from`]), at
+/// `start`'s fold, and the returned accumulator is `start` merged with all of `xs`. Feeding
+/// the blocks of a long input in order, each from the accumulator the last call returned,
+/// writes the bits of the whole input's cumulative sum on any device, holding one block at
+/// a time.
+///
+/// On a GPU the block is copied to the device twice (once for the sums, once for the
+/// returned accumulator).
+///
+/// # Errors
+/// As [`cumsum_on`]; [`Error::CapacityExceeded`] counting what `start` holds. Errors found
+/// before the work leave `out` untouched.
+pub fn cumsum_from_on<T: Float>(
+    device: Device,
+    start: &crate::DynAccumulator<T>,
+    xs: &[T],
+    out: &mut [T],
+) -> Result<crate::DynAccumulator<T>, DeviceError> {
+    if xs.len() != out.len() {
+        return Err(Error::LengthMismatch.into());
+    }
+    if xs.len() as u64 > T::CAPACITY - start.count().min(T::CAPACITY) {
+        return Err(Error::CapacityExceeded.into());
+    }
+    if device == Device::Cpu {
+        return Ok(crate::cumsum_from(start, xs, out, &crate::Options::default())?);
+    }
+    on_device!(device, gpu, n => {
+        let dev = gpu::device(n)?;
+        let mut total = *start;
+        match (as_f64_or_f32(xs), as_f64_or_f32_mut(out), T::DTYPE) {
+            (Typed::F64(x), TypedMut::F64(o), Dtype::F64) => {
+                // SAFETY: T is f64 (matched), so the accumulator casts are the identity.
+                let (s, t) = unsafe {
+                    (
+                        &*(start as *const crate::DynAccumulator<T>).cast::<crate::DynAccumulator<f64>>(),
+                        &mut *(&mut total as *mut crate::DynAccumulator<T>).cast::<crate::DynAccumulator<f64>>(),
+                    )
+                };
+                dev.cumsum_from_host(s, x, o)?;
+                dev.add_host_to(t, x)?;
+            }
+            (Typed::F32(x), TypedMut::F32(o), Dtype::F32) => {
+                // SAFETY: as above, for f32.
+                let (s, t) = unsafe {
+                    (
+                        &*(start as *const crate::DynAccumulator<T>).cast::<crate::DynAccumulator<f32>>(),
+                        &mut *(&mut total as *mut crate::DynAccumulator<T>).cast::<crate::DynAccumulator<f32>>(),
+                    )
+                };
+                dev.cumsum_from_host(s, x, o)?;
+                dev.add_host_to(t, x)?;
+            }
+            // Input, output and start have the one element type T.
+            _ => return Err(Error::LengthMismatch.into()),
+        }
+        Ok(total)
+    })
+}
+
 /// A GPU back end, for the pointer functions ([`sum_ptr`], [`cumsum_ptr`], [`add_ptr`],
 /// [`cumsum_from_ptr`]), which run on the device that holds their device pointers, or the
 /// calling thread's current device for host pointers.

@@ -35,7 +35,7 @@ use rayon::prelude::*;
 
 pub use device::accumulate_on;
 pub use device::{add_ptr, cumsum_from_ptr, cumsum_ptr, sum_ptr, Backend, DeviceErrorKind};
-pub use device::{cumsum_on, sum_on, Device, DeviceError};
+pub use device::{cumsum_from_on, cumsum_on, sum_on, Device, DeviceError};
 pub use pool::{num_threads, set_num_threads};
 
 pub use reprosum_core;

@@ -88,7 +88,8 @@ Write the reproducible prefix sums of FILE to OUT, in FILE's format
 npy in gives npy out with the same dtype and the same byte order as the input; text in gives
 text out (one number per line); raw in gives raw (little-endian) out. The input streams
 through in blocks of 1 Mi values (one running accumulator), so memory does not grow with the
-input; with --device cuda or hip the whole input and its prefix sums are held in memory.
+input, on the CPU and with --device cuda or hip alike (each block runs on the device from the
+accumulator of everything before it).
 
 OUT is written to a temporary file beside it (beside the target of a symbolic link, whose
 link stays a link) and renamed over it at the end: an error or an interrupt (SIGINT,
@@ -311,25 +312,10 @@ fn cumsum_to<T: Elem>(o: Opened, a: &CumsumArgs) -> Result<(), CliError> {
     let mut block = Vec::with_capacity(BLOCK);
     let mut prefix: Vec<T> = Vec::with_capacity(BLOCK);
     let mut bytes = Vec::new();
-    if device != Device::Cpu {
-        // No device cumulative sum continues from an accumulator: the whole input is held.
-        let mut all = Vec::new();
-        while src.next_block(&mut all)? {}
-        prefix.resize(all.len(), T::ZERO);
-        reprosum::cumsum_on(device, &all, &mut prefix, fold)?;
-        drop(all);
-        for part in prefix.chunks(BLOCK) {
-            render(part, format, big_endian, &mut bytes);
-            sink.write(&bytes)?;
-            bytes.clear();
-        }
-        return sink.commit();
-    }
-    let opts = reprosum::Options::with_fold(fold);
     let mut running = DynAccumulator::<T>::new(fold)?;
     while src.next_block(&mut block)? {
         prefix.resize(block.len(), T::ZERO);
-        running = reprosum::cumsum_from(&running, &block, &mut prefix, &opts)?;
+        running = reprosum::cumsum_from_on(device, &running, &block, &mut prefix)?;
         render(&prefix, format, big_endian, &mut bytes);
         sink.write(&bytes)?;
         bytes.clear();
