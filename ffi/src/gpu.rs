@@ -26,7 +26,7 @@ macro_rules! backend {
                     | GpuError::NoHipRuntime
                     | GpuError::NoHipDevice { .. } => ADN_NO_DEVICE,
                     // 2 is the out-of-memory code of both CUresult and hipError_t.
-                    GpuError::Driver { code: 2, .. } => ADN_OUT_OF_MEMORY,
+                    GpuError::Driver { code: 2, .. } | GpuError::HostOutOfMemory { .. } => ADN_OUT_OF_MEMORY,
                     GpuError::Driver { .. } | GpuError::ProbeFailed(_) => ADN_DEVICE_ERROR,
                     GpuError::UnsupportedFold(_) => ADN_INVALID_FOLD,
                     GpuError::CapacityExceeded => ADN_CAPACITY_EXCEEDED,
