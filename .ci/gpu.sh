@@ -3,7 +3,8 @@
 # driver is needed, and the device tests print why they skip.
 #  1. build, clippy and test the crate with --features cuda;
 #  2. run the kernel source on the CPU (gpu/tests/emu: real barriers, several block sizes)
-#     against the vectors (tests/vectors);
+#     against the vectors (tests/vectors) and cumulative sums from start states (the core's
+#     bits, written by examples/emu_from_cases.rs);
 #  3. rebuild the fatbin with the pinned pip nvcc 13.0 and compare it byte for byte with
 #     the committed gpu/kernels/reprosum.fatbin (nvcc's output is byte-stable: checked by
 #     building twice), so the committed binary is the committed source.
@@ -28,6 +29,17 @@ g++ -std=c++20 -O1 -ffp-contract=off -pthread -Wall -Wextra -Wno-unknown-pragmas
 "$emu" tests/vectors/core_vectors.txt 7 32 100
 # Generated long inputs (many tiles): the fixed-window tile kernels and their fallbacks.
 "$emu" --random 1 tests/vectors/known_answers.txt 1 33 128
+# Cumulative sums continued from start states (empty, small, carries, huge, higher and lower
+# windows, NaN and Inf flags, a count near the capacity with large carries; splits of one
+# input), with every output's bits from reprosum-core (examples/emu_from_cases.rs).
+from="$(mktemp -d)/from.txt"
+cargo run -q -p reprosum-gpu --example emu_from_cases --locked -- 1 >"$from"
+"$emu" "$from" 33 128
+# The cases see the start on every path: the fixed-window scan, the general scan, tile 0 (the
+# side stream's launch). Given a null start instead, each must fail.
+for path in fixed general tile0; do
+  "$emu" --warp 32 --ignore-start "$path" --expect-fail "$from" 33 128 | tail -n 2
+done
 
 echo "--- gpu: the committed fatbin is the committed kernel source"
 venv=/tmp/reprosum-cuda-venv

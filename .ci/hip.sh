@@ -10,7 +10,8 @@
 #     (no device: NoHipDevice) and once with no runtime (NoHipRuntime);
 #  4. run the kernel text on the CPU (gpu/tests/emu, fiber engine: no implicit
 #     synchronisation, poisoned shared memory) at wave widths 32 and 64, blocks 64, 256 and
-#     1024, in several thread orders, against both vectors files; then the self-checks:
+#     1024, in several thread orders, against both vectors files and cumulative sums from
+#     start states (examples/emu_from_cases.rs); then the self-checks:
 #     every barrier removed in turn must be detected, the warp-synchronous tail must fail at
 #     both widths, the kWarp = 32 shuffle reduction must fail at wave64 and pass at wave32,
 #     and the warpSize shuffle reduction (the control) must pass at both.
@@ -64,6 +65,10 @@ for v in tests/vectors/known_answers.txt tests/vectors/core_vectors.txt; do
 done
 "$emu" --warp 32 --sched asc --random 2 tests/vectors/known_answers.txt 64 128
 "$emu" --warp 64 --sched rand --random 3 tests/vectors/known_answers.txt 33 128
+# Cumulative sums continued from start states, the core's bits (examples/emu_from_cases.rs).
+cargo run -q -p reprosum-gpu --example emu_from_cases --locked -- 2 >"$work/from.txt"
+"$emu" --warp 32 --sched asc "$work/from.txt" 7 64
+"$emu" --warp 64 --sched rand "$work/from.txt" 33 256
 lap "emulation"
 
 echo "--- hip: the emulation catches a missing barrier and a wave-width assumption"

@@ -140,7 +140,7 @@ impl DeviceError {
                         DeviceErrorKind::NoDevice
                     }
                     // 2 is the out-of-memory code of both CUresult and hipError_t.
-                    G::Driver { code: 2, .. } => DeviceErrorKind::OutOfMemory,
+                    G::Driver { code: 2, .. } | G::HostOutOfMemory { .. } => DeviceErrorKind::OutOfMemory,
                     G::Driver { .. } | G::ProbeFailed(_) => DeviceErrorKind::Failed,
                     G::UnsupportedFold(_) => DeviceErrorKind::UnsupportedFold,
                     G::CapacityExceeded => DeviceErrorKind::Core(Error::CapacityExceeded),

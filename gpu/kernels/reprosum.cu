@@ -33,7 +33,10 @@
 //                 states, a block-wide exclusive scan of states, then each thread replays
 //                 its E elements, writing value(prefix) after each one. Tile 0 (an empty
 //                 prefix) it takes alone, which the host runs beside the other passes.
-//   Both paths give every element the bits of the one-at-a-time definition.
+//   Both paths give every element the bits of the one-at-a-time definition. Both scan
+//   kernels take a start state (`start`, null for none): every tile's prefix is then the
+//   start merged with the tiles before it, tile 0's the start itself, so element i gets the
+//   value of the start with x[0..=i] added (a cumulative sum continued from an accumulator).
 //   rs_probe      arithmetic probe (subnormals, ties to even, signed zero).
 // Workspace layout of one state: K primaries, K carries, then one slot whose bits are
 // the special-value flags (bit 0 NaN, bit 1 +Inf, bit 2 -Inf).
@@ -779,6 +782,18 @@ RS_DEV void rs_tile_prefix(const T* tiles, rs_u64 ntiles, rs_u64 t, RsAcc<T, K>&
   rs_merge_renormed(pre, g);  // both stored renormalised
 }
 
+// Merges the start state (if any: null for none) into a renormalised prefix. The start is
+// stored renormalised (the hosts upload the core's encoding's primaries and carries); the
+// exact merge of renormalised states does not depend on their order, so a tile's prefix is
+// the start's values and the tiles' before it, whichever is merged into which.
+template <typename T, int K>
+RS_DEV void rs_merge_start(const T* start, RsAcc<T, K>& pre) {
+  if (!start) return;
+  RsAcc<T, K> s;
+  rs_load(start, 0, 1, s);
+  rs_merge_renormed(pre, s);
+}
+
 // Shared-memory position of tile element i (one pad slot every E elements: conflict-free
 // reads of each thread's E consecutive elements).
 template <int E>
@@ -1299,12 +1314,13 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* co
 // order). Each thread then replays its run from its own start (rs_replay).
 // A tile that does not qualify writes nothing to `out`: thread 0 appends its number to
 // `list` (*count counts) for rs_tile_scan_body. Only this path is in this kernel, so that it
-// keeps few registers (occupancy). The prefix state (rs_tile_prefix) is merged by thread 0
-// alone and read by the others from shared memory.
+// keeps few registers (occupancy). The prefix state (rs_tile_prefix, then the start state
+// when there is one) is merged by thread 0 alone and read by the others from shared memory;
+// whether its window qualifies is decided on that merged prefix.
 // Shared memory: see rs_fixed_smem.
 template <typename T, int K, int E>
-RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u64 ntiles, rs_u32* count,
-                                    rs_u32* list, const T* parts, const rs_u32* tops) {
+RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefixes, const T* start, rs_u64 ntiles,
+                                    rs_u32* count, rs_u32* list, const T* parts, const rs_u32* tops) {
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
   const RsFixedSmem<T> sm = rs_fixed_smem<T, K>(rs_smem);
@@ -1334,6 +1350,7 @@ RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefi
   if (tid == 0) {  // after the stores above: the tile's values need no registers now
     RsAcc<T, K> p;
     rs_tile_prefix<T, K>(prefixes, ntiles, RS_BID, p);
+    rs_merge_start<T, K>(start, p);
     rs_store(sm.pre, 0, 1, p);  // renormalised (a merge's result)
   }
   RS_SYNC();
@@ -1372,8 +1389,10 @@ RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefi
 
 // The general tile scan, for tile `t`: per-thread segment states, a block-wide exclusive
 // scan of states, then each thread replays its E elements, writing value(prefix) after each.
+// The tile's prefix is the tiles' before it (none: empty) merged with `start` (null: none).
 template <typename T, int K, int E>
-RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u64 ntiles, rs_u64 t) {
+RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, const T* start, rs_u64 ntiles,
+                             rs_u64 t) {
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
   T* S = reinterpret_cast<T*>(rs_smem + 16);
@@ -1406,6 +1425,7 @@ RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, rs
   } else {
     rs_clear(pre);
   }
+  rs_merge_start<T, K>(start, pre);
   rs_merge(pre, a);
   const unsigned hi = lo + E < cnt ? lo + E : cnt;
   // Each element: the state after it, renormalised, converted. The common case (no special
@@ -1440,13 +1460,13 @@ RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, rs
 // The general tile scan over every tile (list null: tile = block) or over the *count tiles
 // that rs_tile_scan_fixed_body listed (grid-stride over the list; any grid size).
 template <typename T, int K, int E>
-RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes, rs_u64 ntiles, const rs_u32* count,
-                              const rs_u32* list) {
+RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes, const T* start, rs_u64 ntiles,
+                              const rs_u32* count, const rs_u32* list) {
   // One call site (the body is large): without a list, this block's tile only.
   const rs_u64 cnt = list ? (rs_u64)*count : RS_BID + 1;
 #pragma unroll 1
   for (rs_u64 i = RS_BID; i < cnt; i += RS_GDIM) {
-    rs_tile_scan_one<T, K, E>(x, out, n, prefixes, ntiles, list ? (rs_u64)list[i] : i);
+    rs_tile_scan_one<T, K, E>(x, out, n, prefixes, start, ntiles, list ? (rs_u64)list[i] : i);
     RS_SYNC();  // the next tile reuses the shared memory
   }
 }
@@ -1506,14 +1526,15 @@ RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl) {
     rs_tile_prefixes_body<T, K>(tiles, ntiles, ctl);                                                \
   }                                                                                                 \
   RS_KERNEL void rs_tile_scan_fixed_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,    \
-                                                rs_u64 ntiles, rs_u32* count, rs_u32* list,         \
-                                                const T* parts, const rs_u32* tops) {               \
-    rs_tile_scan_fixed_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, ntiles, count, list, parts,  \
-                                                  tops);                                            \
+                                                const T* start, rs_u64 ntiles, rs_u32* count,       \
+                                                rs_u32* list, const T* parts, const rs_u32* tops) { \
+    rs_tile_scan_fixed_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, start, ntiles, count, list,  \
+                                                  parts, tops);                                     \
   }                                                                                                 \
   RS_KERNEL void rs_tile_scan_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,          \
-                                          rs_u64 ntiles, const rs_u32* count, const rs_u32* list) { \
-    rs_tile_scan_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, ntiles, count, list);              \
+                                          const T* start, rs_u64 ntiles, const rs_u32* count,       \
+                                          const rs_u32* list) {                                     \
+    rs_tile_scan_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, start, ntiles, count, list);       \
   }
 
 RS_INSTANTIATE(double, f64, 2)

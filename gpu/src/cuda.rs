@@ -10,9 +10,12 @@
 //! * [`Device::sum`], [`Device::accumulate`], [`Device::cumsum`] work on [`DeviceBuffer`]s;
 //!   the `_host` variants on host slices; the `_raw` variants on raw device pointers and a
 //!   caller's stream ([`Stream`]).
-//! * [`sum_ptr`], [`accumulate_ptr`] and [`cumsum_ptr`] take any pointer, find out with the
-//!   driver's pointer attributes whether it is device memory (used in place) or host memory
-//!   (copied), and are what the C entry points call.
+//! * [`Device::add_to`] adds a buffer's values to an existing accumulator (the bytes
+//!   `add_slice` gives); [`Device::cumsum_from`] is a cumulative sum continued from an
+//!   accumulator (element `i` is the value of the start with `x[0..=i]` added).
+//! * [`sum_ptr`], [`accumulate_ptr`], [`add_ptr`], [`cumsum_ptr`] and [`cumsum_from_ptr`] take
+//!   any pointer, find out with the driver's pointer attributes whether it is device memory
+//!   (used in place) or host memory (copied), and are what the C entry points call.
 //!
 //! Every call returns when its result is written (the stream is synchronised). Errors found
 //! before a launch leave every output untouched; a device fault in the middle of a cumsum
@@ -25,6 +28,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cudarc::driver::{result, sys, DriverError};
 use reprosum_core::{encoding, DynAccumulator, Float};
 
+use crate::host::{self, MAX_STATE_BYTES};
 use crate::layout::{CONTROL_BYTES, GROUP};
 use crate::{check_fold, GpuError};
 
@@ -209,6 +213,10 @@ struct Workspace {
     /// What the cumsum's reduce pass hands its scan pass: per tile, each thread's sums of
     /// the pieces before it per slot, then every tile's window (see the kernels).
     parts: DevMem,
+    /// A cumsum's start state (the kernels' layout), uploaded on the call's stream from
+    /// `start_host` (pageable, here for the life of the device: it outlives any copy).
+    start: DevMem,
+    start_host: [u8; MAX_STATE_BYTES],
     input: DevMem,
     output: DevMem,
     host: *mut u8,
@@ -368,6 +376,8 @@ impl Device {
                 tiles: DevMem::empty(),
                 list: DevMem::empty(),
                 parts: DevMem::empty(),
+                start: DevMem::empty(),
+                start_host: [0; MAX_STATE_BYTES],
                 input: DevMem::empty(),
                 output: DevMem::empty(),
                 host: std::ptr::null_mut(),
@@ -665,22 +675,25 @@ impl Device {
         Ok((acc, value))
     }
 
-    /// The cumulative sum of `n` values at device address `x` into `out` (may equal `x`).
+    /// The cumulative sum of `n` values at device address `x` into `out` (may equal `x`),
+    /// continued from `start` when there is one (then `fold` must be its fold).
     ///
     /// # Safety
     /// `x` and `out` must point to `n` values of T in this device's memory, aligned.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn cumsum_dev<T: GpuFloat>(
         &self,
         x: sys::CUdeviceptr,
         out: sys::CUdeviceptr,
         n: usize,
         fold: usize,
+        start: Option<&DynAccumulator<T>>,
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
         self.bind()?;
         let mut ws = self.lock();
-        self.cumsum_locked::<T>(&mut ws, x, out, n, fold, stream, launch)
+        self.cumsum_locked::<T>(&mut ws, x, out, n, fold, start, stream, launch)
     }
 
     /// [`Device::cumsum_dev`] with the workspace already locked. Returns when every kernel
@@ -698,12 +711,13 @@ impl Device {
         out: sys::CUdeviceptr,
         n: usize,
         fold: usize,
+        start: Option<&DynAccumulator<T>>,
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
         let mut forked = false;
         let r = self
-            .cumsum_queue::<T>(ws, x, out, n, fold, stream, launch, &mut forked)
+            .cumsum_queue::<T>(ws, x, out, n, fold, start, stream, launch, &mut forked)
             .and_then(|queued| {
                 if forked {
                     result::stream::wait_event(
@@ -730,7 +744,8 @@ impl Device {
     }
 
     /// Queues the cumsum's kernels; true when it queued any (false: nothing to do). Sets
-    /// `forked` once the side stream has work of this call.
+    /// `forked` once the side stream has work of this call. `start` (at this fold) is
+    /// uploaded before the kernels on `stream`.
     ///
     /// # Safety
     /// As [`Device::cumsum_dev`].
@@ -742,14 +757,17 @@ impl Device {
         out: sys::CUdeviceptr,
         n: usize,
         fold: usize,
+        start: Option<&DynAccumulator<T>>,
         stream: Stream,
         launch: &Launch,
         forked: &mut bool,
     ) -> Result<bool, GpuError> {
         let k = self.kernels::<T>(fold)?;
-        if n as u64 > T::CAPACITY {
-            return Err(GpuError::CapacityExceeded);
-        }
+        debug_assert!(
+            start.is_none_or(|s| s.fold() == fold),
+            "a start's cumsum runs at its fold"
+        );
+        host::check_room::<T>(start.map_or(0, |s| s.count()), n)?;
         if n == 0 {
             return Ok(false);
         }
@@ -825,6 +843,18 @@ impl Device {
             memset_async(ctl, CONTROL_BYTES - 16, stream)?;
         }
         ws.ctl_dirty = true;
+        // The start state in the kernels' layout, on the caller's stream before every kernel
+        // of the call (the side stream's tile 0 is ordered after the first pass, so after the
+        // upload too). Null: no start (each scan kernel checks once per tile). An empty start
+        // (no value: no window, no flag) changes nothing and is none.
+        let mut sp: sys::CUdeviceptr = 0;
+        if let Some(st) = start.filter(|s| s.count() > 0) {
+            let len = host::kernel_state(st, &mut ws.start_host);
+            ws.start.ensure(len)?;
+            result::memcpy_htod_async(ws.start.ptr, &ws.start_host[..len], stream.0)
+                .map_err(drv("cuMemcpyHtoDAsync"))?;
+            sp = ws.start.ptr;
+        }
         // Two lists of tiles for the general kernels (reduce, then scan); their counts are
         // control words.
         let mut lr: sys::CUdeviceptr = 0;
@@ -867,16 +897,17 @@ impl Device {
                 &mut a1,
             )?;
             if fixed.is_some() {
-                // Tile 0 (its prefix is empty) on the general path, which takes a block's
-                // whole latency: on the side stream, once the reduce pass has read it (the
-                // output may be the input), beside the passes below. The fixed-window scan
-                // leaves it alone.
+                // Tile 0 (its prefix is the start, or empty) on the general path, which takes
+                // a block's whole latency: on the side stream, once the reduce pass has read
+                // it (the output may be the input), beside the passes below. The fixed-window
+                // scan leaves it alone.
                 let mut none: sys::CUdeviceptr = 0;
                 let mut a0 = [
                     &mut xp as *mut _ as *mut c_void,
                     &mut op as *mut _ as *mut c_void,
                     &mut np as *mut _ as *mut c_void,
                     &mut none as *mut _ as *mut c_void,
+                    &mut sp as *mut _ as *mut c_void,
                     &mut nt as *mut _ as *mut c_void,
                     &mut ctl_scan as *mut _ as *mut c_void,
                     &mut none as *mut _ as *mut c_void,
@@ -918,6 +949,7 @@ impl Device {
             &mut op as *mut _ as *mut c_void,
             &mut np as *mut _ as *mut c_void,
             &mut prefixes as *mut _ as *mut c_void,
+            &mut sp as *mut _ as *mut c_void,
             &mut nt as *mut _ as *mut c_void,
             &mut ctl_scan as *mut _ as *mut c_void,
             &mut lp as *mut _ as *mut c_void,
@@ -1065,7 +1097,7 @@ impl Device {
             return Err(GpuError::LengthMismatch);
         }
         // SAFETY: both buffers hold len values of T on this device.
-        unsafe { self.cumsum_dev::<T>(x.ptr, out.ptr, x.len, fold, Stream::DEFAULT, launch) }
+        unsafe { self.cumsum_dev::<T>(x.ptr, out.ptr, x.len, fold, None, Stream::DEFAULT, launch) }
     }
 
     /// The cumulative sum of a device buffer, in place.
@@ -1075,7 +1107,17 @@ impl Device {
     pub fn cumsum_in_place<T: GpuFloat>(&self, x: &mut DeviceBuffer<T>, fold: usize) -> Result<(), GpuError> {
         self.check_buffer(x)?;
         // SAFETY: the buffer holds len values of T; the kernels allow out == x.
-        unsafe { self.cumsum_dev::<T>(x.ptr, x.ptr, x.len, fold, Stream::DEFAULT, &Launch::default()) }
+        unsafe {
+            self.cumsum_dev::<T>(
+                x.ptr,
+                x.ptr,
+                x.len,
+                fold,
+                None,
+                Stream::DEFAULT,
+                &Launch::default(),
+            )
+        }
     }
 
     /// The cumulative sum at raw device addresses on a caller's stream (`out` may equal `x`).
@@ -1095,7 +1137,7 @@ impl Device {
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
-        self.cumsum_dev::<T>(x, out, n, fold, stream, launch)
+        self.cumsum_dev::<T>(x, out, n, fold, None, stream, launch)
     }
 
     /// The cumulative sum of a host slice into a host slice (staged through the workspace).
@@ -1109,7 +1151,8 @@ impl Device {
     /// [`Device::cumsum_host`] with explicit stream and launch settings.
     ///
     /// # Errors
-    /// As [`Device::cumsum_host`].
+    /// As [`Device::cumsum_host`], and [`GpuError::HostOutOfMemory`] when the temporary
+    /// result cannot be allocated.
     pub fn cumsum_host_with<T: GpuFloat>(
         &self,
         xs: &[T],
@@ -1118,34 +1161,243 @@ impl Device {
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
+        self.cumsum_host_from::<T>(xs, out, fold, None, stream, launch)
+    }
+
+    /// The host-slice cumsum, from `start` when there is one (then `fold` is its fold).
+    fn cumsum_host_from<T: GpuFloat>(
+        &self,
+        xs: &[T],
+        out: &mut [T],
+        fold: usize,
+        start: Option<&DynAccumulator<T>>,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
         check_fold(fold)?;
         if xs.len() != out.len() {
             return Err(GpuError::LengthMismatch);
         }
-        if xs.len() as u64 > T::CAPACITY {
-            return Err(GpuError::CapacityExceeded);
-        }
+        host::check_room::<T>(start.map_or(0, |s| s.count()), xs.len())?;
         if xs.is_empty() {
             return Ok(());
         }
+        // Copy into a temporary first so that `out` is untouched if anything fails.
+        let mut tmp = host::host_vec(xs.len(), T::default())?;
         self.bind()?;
         let mut ws = self.lock();
         let bytes = std::mem::size_of_val(xs);
         ws.input.ensure(bytes)?;
         ws.output.ensure(bytes)?;
         let (ip, op) = (ws.input.ptr, ws.output.ptr);
-        // Copy into a temporary first so that `out` is untouched if anything fails.
-        let mut tmp = vec![T::default(); xs.len()];
         // SAFETY: staging buffers of xs.len values each, used under the workspace lock; the
         // stream orders copy, kernels and copy back, and is synchronised before reading tmp.
         unsafe {
             result::memcpy_htod_async(ip, xs, stream.0).map_err(drv("cuMemcpyHtoDAsync"))?;
-            self.cumsum_locked::<T>(&mut ws, ip, op, xs.len(), fold, stream, launch)?;
+            self.cumsum_locked::<T>(&mut ws, ip, op, xs.len(), fold, start, stream, launch)?;
             result::memcpy_dtoh_async(&mut tmp, op, stream.0).map_err(drv("cuMemcpyDtoHAsync"))?;
             result::stream::synchronize(stream.0).map_err(drv("cuStreamSynchronize"))?;
         }
         out.copy_from_slice(&tmp);
         Ok(())
+    }
+
+    /// Adds a device buffer's values to `acc`, on the device at `acc`'s fold: afterwards
+    /// `acc` has the bytes `acc.add_slice` of the same values gives (the device's
+    /// accumulator of the buffer, merged exactly into `acc`). `acc` is unchanged on error.
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`] (`acc`'s fold outside 2..=8),
+    /// [`GpuError::CapacityExceeded`] (`acc`'s count and the buffer's length together pass
+    /// the capacity), both before any device work; [`GpuError::InvalidPointer`] (a buffer of
+    /// another device), a driver error.
+    pub fn add_to<T: GpuFloat>(
+        &self,
+        acc: &mut DynAccumulator<T>,
+        x: &DeviceBuffer<T>,
+    ) -> Result<(), GpuError> {
+        self.check_buffer(x)?;
+        // SAFETY: the buffer holds x.len values of T on this device.
+        unsafe { self.add_raw_to::<T>(acc, x.ptr, x.len, Stream::DEFAULT, &Launch::default()) }
+    }
+
+    /// [`Device::add_to`] for `n` values at a raw device address, on a caller's stream (which
+    /// is synchronised).
+    ///
+    /// # Safety
+    /// As [`Device::accumulate_raw`].
+    ///
+    /// # Errors
+    /// As [`Device::add_to`], and [`GpuError::InvalidLaunch`].
+    pub unsafe fn add_raw_to<T: GpuFloat>(
+        &self,
+        acc: &mut DynAccumulator<T>,
+        x: u64,
+        n: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(acc.fold())?;
+        host::check_room::<T>(acc.count(), n)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let (part, _) = self.sum_state::<T>(x, n, acc.fold(), stream, launch)?;
+        host::add_part(acc, &part)
+    }
+
+    /// [`Device::add_to`] for a host slice (copied to the device through the workspace).
+    ///
+    /// # Errors
+    /// As [`Device::add_to`].
+    pub fn add_host_to<T: GpuFloat>(&self, acc: &mut DynAccumulator<T>, xs: &[T]) -> Result<(), GpuError> {
+        self.add_host_to_with(acc, xs, Stream::DEFAULT, &Launch::default())
+    }
+
+    /// [`Device::add_host_to`] with explicit stream and launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::add_to`], and [`GpuError::InvalidLaunch`].
+    pub fn add_host_to_with<T: GpuFloat>(
+        &self,
+        acc: &mut DynAccumulator<T>,
+        xs: &[T],
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(acc.fold())?;
+        host::check_room::<T>(acc.count(), xs.len())?;
+        if xs.is_empty() {
+            return Ok(());
+        }
+        let (part, _) = self.accumulate_host_with(xs, acc.fold(), stream, launch)?;
+        host::add_part(acc, &part)
+    }
+
+    /// The cumulative sum of a device buffer continued from `start`, into another buffer of
+    /// the same length: `out[i]` gets the value of `start` with `x[0..=i]` added (the bits of
+    /// `reprosum::cumsum_from`), at `start`'s fold. `start` is not changed: to go on with
+    /// the next piece, add `x` to it ([`Device::add_to`]).
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`] (`start`'s fold outside 2..=8),
+    /// [`GpuError::LengthMismatch`], [`GpuError::CapacityExceeded`] (`start`'s count and the
+    /// length together pass the capacity), a driver error. Errors found before the launch
+    /// leave `out` untouched.
+    pub fn cumsum_from<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+    ) -> Result<(), GpuError> {
+        self.cumsum_from_with(start, x, out, &Launch::default())
+    }
+
+    /// [`Device::cumsum_from`] with explicit launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from`], and [`GpuError::InvalidLaunch`].
+    pub fn cumsum_from_with<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(start.fold())?;
+        self.check_buffer(x)?;
+        self.check_buffer(out)?;
+        if x.len != out.len {
+            return Err(GpuError::LengthMismatch);
+        }
+        // SAFETY: both buffers hold len values of T on this device.
+        unsafe {
+            self.cumsum_dev::<T>(
+                x.ptr,
+                out.ptr,
+                x.len,
+                start.fold(),
+                Some(start),
+                Stream::DEFAULT,
+                launch,
+            )
+        }
+    }
+
+    /// [`Device::cumsum_from`] in place.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from`].
+    pub fn cumsum_from_in_place<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: &mut DeviceBuffer<T>,
+    ) -> Result<(), GpuError> {
+        check_fold(start.fold())?;
+        self.check_buffer(x)?;
+        // SAFETY: the buffer holds len values of T; the kernels allow out == x.
+        unsafe {
+            self.cumsum_dev::<T>(
+                x.ptr,
+                x.ptr,
+                x.len,
+                start.fold(),
+                Some(start),
+                Stream::DEFAULT,
+                &Launch::default(),
+            )
+        }
+    }
+
+    /// [`Device::cumsum_from`] at raw device addresses on a caller's stream (`out` may equal
+    /// `x`; the stream is synchronised).
+    ///
+    /// # Safety
+    /// As [`Device::cumsum_raw`].
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from_with`].
+    pub unsafe fn cumsum_from_raw<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: u64,
+        out: u64,
+        n: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(start.fold())?;
+        self.cumsum_dev::<T>(x, out, n, start.fold(), Some(start), stream, launch)
+    }
+
+    /// [`Device::cumsum_from`] of a host slice into a host slice (staged through the
+    /// workspace).
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from`], and [`GpuError::HostOutOfMemory`]; `out` is untouched
+    /// on error.
+    pub fn cumsum_from_host<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        xs: &[T],
+        out: &mut [T],
+    ) -> Result<(), GpuError> {
+        self.cumsum_from_host_with(start, xs, out, Stream::DEFAULT, &Launch::default())
+    }
+
+    /// [`Device::cumsum_from_host`] with explicit stream and launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from_host`], and [`GpuError::InvalidLaunch`].
+    pub fn cumsum_from_host_with<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        xs: &[T],
+        out: &mut [T],
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        self.cumsum_host_from::<T>(xs, out, start.fold(), Some(start), stream, launch)
     }
 
     fn check_buffer<T>(&self, b: &DeviceBuffer<T>) -> Result<(), GpuError> {
@@ -1379,7 +1631,10 @@ impl<T: Copy> DeviceBuffer<T> {
     /// A driver error (out of memory).
     pub fn alloc(dev: &Device, len: usize) -> Result<Self, GpuError> {
         dev.bind()?;
-        let bytes = (len * std::mem::size_of::<T>()).max(1);
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or(GpuError::CapacityExceeded)?
+            .max(1);
         // SAFETY: a plain device allocation in the device's context.
         let ptr = unsafe { result::malloc_sync(bytes) }.map_err(drv("cuMemAlloc"))?;
         Ok(DeviceBuffer {
@@ -1425,7 +1680,7 @@ impl<T: Copy> DeviceBuffer<T> {
     where
         T: Default,
     {
-        let mut v = vec![T::default(); self.len];
+        let mut v = host::host_vec(self.len, T::default())?;
         self.copy_to_host(&mut v)?;
         Ok(v)
     }
@@ -1433,7 +1688,7 @@ impl<T: Copy> DeviceBuffer<T> {
     /// A host copy of the buffer.
     ///
     /// # Errors
-    /// A driver error.
+    /// A driver error, [`GpuError::HostOutOfMemory`].
     pub fn to_host(&self) -> Result<Vec<T>, GpuError>
     where
         T: Default,
@@ -1628,6 +1883,30 @@ pub unsafe fn sum_ptr<T: GpuFloat>(
     accumulate_ptr(x, n, fold, stream).map(|r| r.1)
 }
 
+/// Adds `n` values at `x`, wherever they live (as [`accumulate_ptr`]: device memory used in
+/// place on its device, host memory copied to the current device), to `acc` at `acc`'s fold:
+/// afterwards `acc` has the bytes `acc.add_slice` of the same values gives. `acc` is
+/// unchanged on any error. This is what `adn_cuda_acc_*_add_array` call.
+///
+/// # Safety
+/// As [`accumulate_ptr`].
+///
+/// # Errors
+/// [`GpuError::UnsupportedFold`] (`acc`'s fold outside 2..=8) and
+/// [`GpuError::CapacityExceeded`] (`acc`'s count and `n` together pass the capacity), both
+/// before any device work; then as [`accumulate_ptr`].
+pub unsafe fn add_ptr<T: GpuFloat>(
+    acc: &mut DynAccumulator<T>,
+    x: *const T,
+    n: usize,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
+    check_fold(acc.fold())?;
+    host::check_room::<T>(acc.count(), n)?;
+    let (part, _) = accumulate_ptr(x, n, acc.fold(), stream)?;
+    host::add_part(acc, &part)
+}
+
 /// The cumulative sum of `n` values at `x` into `out`, which must live where `x` lives
 /// (both device memory of one device, used in place, or both host memory, copied to the
 /// current device); `out == x` is allowed, any other overlap is an error. This is what
@@ -1648,7 +1927,47 @@ pub unsafe fn cumsum_ptr<T: GpuFloat>(
     fold: usize,
     stream: *mut c_void,
 ) -> Result<(), GpuError> {
+    cumsum_ptr_from(x, out, n, fold, None, stream)
+}
+
+/// The cumulative sum of `n` values at `x` into `out` continued from `start`: `out[i]` gets
+/// the value of `start` with `x[0..=i]` added (the bits of `reprosum::cumsum_from`), at
+/// `start`'s fold; the pointers follow the rules of [`cumsum_ptr`] (`out == x` allowed).
+/// `start` is not changed (add the values to it with [`add_ptr`] to go on). This is what
+/// `adn_cuda_cumsum_*_from` call.
+///
+/// # Safety
+/// As [`cumsum_ptr`].
+///
+/// # Errors
+/// [`GpuError::UnsupportedFold`] (`start`'s fold outside 2..=8) and
+/// [`GpuError::CapacityExceeded`] (`start`'s count and `n` together pass the capacity), both
+/// before any device work; then as [`cumsum_ptr`]. Errors before the launch leave `out`
+/// untouched.
+pub unsafe fn cumsum_from_ptr<T: GpuFloat>(
+    start: &DynAccumulator<T>,
+    x: *const T,
+    out: *mut T,
+    n: usize,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
+    cumsum_ptr_from(x, out, n, start.fold(), Some(start), stream)
+}
+
+/// [`cumsum_ptr`], from `start` when there is one (then `fold` is its fold).
+///
+/// # Safety
+/// As [`cumsum_ptr`].
+unsafe fn cumsum_ptr_from<T: GpuFloat>(
+    x: *const T,
+    out: *mut T,
+    n: usize,
+    fold: usize,
+    start: Option<&DynAccumulator<T>>,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
     check_fold(fold)?;
+    host::check_room::<T>(start.map_or(0, |s| s.count()), n)?;
     if n == 0 {
         device(current_ordinal()?)?;
         return Ok(());
@@ -1667,14 +1986,16 @@ pub unsafe fn cumsum_ptr<T: GpuFloat>(
         ));
     }
     let stream = Stream::from_raw(stream);
+    let launch = Launch::default();
     match (memory_of(x as *const c_void)?, memory_of(out as *const c_void)?) {
         (Memory::Device(a), Memory::Device(b)) if a == b => {
-            device(a)?.cumsum_raw::<T>(x as u64, out as u64, n, fold, stream, &Launch::default())
+            device(a)?.cumsum_dev::<T>(x as u64, out as u64, n, fold, start, stream, &launch)
         }
         (Memory::Host, Memory::Host) => {
-            let xs = std::slice::from_raw_parts(x, n).to_vec();
+            // A copy: `out` may be `x`, and `out` is written only once the result is complete.
+            let xs = host::host_copy(std::slice::from_raw_parts(x, n))?;
             let outs = std::slice::from_raw_parts_mut(out, n);
-            device(current_ordinal()?)?.cumsum_host_with(&xs, outs, fold, stream, &Launch::default())
+            device(current_ordinal()?)?.cumsum_host_from::<T>(&xs, outs, fold, start, stream, &launch)
         }
         _ => Err(GpuError::InvalidPointer("input and output in different memories")),
     }

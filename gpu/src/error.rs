@@ -51,6 +51,12 @@ pub enum GpuError {
         /// How many devices the runtime reports.
         count: usize,
     },
+    /// A host buffer sized by the input (a staging copy, a result's temporary) could not be
+    /// allocated; nothing was written.
+    HostOutOfMemory {
+        /// The bytes asked for.
+        bytes: usize,
+    },
 }
 
 impl fmt::Display for GpuError {
@@ -73,6 +79,9 @@ impl fmt::Display for GpuError {
             ),
             GpuError::NoHipDevice { ordinal, count } => {
                 write!(f, "no HIP device {ordinal} (the runtime reports {count})")
+            }
+            GpuError::HostOutOfMemory { bytes } => {
+                write!(f, "out of host memory ({bytes} bytes asked for)")
             }
         }
     }

@@ -21,9 +21,12 @@
 //! * [`Device::sum`], [`Device::accumulate`], [`Device::cumsum`] work on [`DeviceBuffer`]s;
 //!   the `_host` variants on host slices; the `_raw` variants on raw device pointers and a
 //!   caller's stream ([`Stream`], a `hipStream_t`).
-//! * [`sum_ptr`], [`accumulate_ptr`] and [`cumsum_ptr`] take any pointer, find out with
-//!   `hipPointerGetAttributes` whether it is device memory (used in place) or host memory
-//!   (copied), and are what the C entry points call.
+//! * [`Device::add_to`] adds a buffer's values to an existing accumulator (the bytes
+//!   `add_slice` gives); [`Device::cumsum_from`] is a cumulative sum continued from an
+//!   accumulator (element `i` is the value of the start with `x[0..=i]` added).
+//! * [`sum_ptr`], [`accumulate_ptr`], [`add_ptr`], [`cumsum_ptr`] and [`cumsum_from_ptr`] take
+//!   any pointer, find out with `hipPointerGetAttributes` whether it is device memory (used
+//!   in place) or host memory (copied), and are what the C entry points call.
 //!
 //! Every runtime call's status is checked. Every call returns when its result is written
 //! (the stream is synchronised). Errors found before a launch leave every output untouched;
@@ -50,6 +53,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use reprosum_core::{encoding, DynAccumulator, Float};
 
+use crate::host::{self, MAX_STATE_BYTES};
 use crate::layout::{CONTROL_BYTES, GROUP};
 use crate::{check_fold, GpuError};
 
@@ -431,6 +435,10 @@ struct Workspace {
     counter: DevMem,
     result: DevMem,
     tiles: DevMem,
+    /// A cumsum's start state (the kernels' layout), uploaded on the call's stream from
+    /// `start_host` (pageable, here for the life of the device: it outlives any copy).
+    start: DevMem,
+    start_host: [u8; MAX_STATE_BYTES],
     input: DevMem,
     output: DevMem,
     /// The counter may be non-zero (a launch failed): zero it before the next sum.
@@ -604,6 +612,8 @@ impl Device {
                 counter: DevMem::empty(),
                 result: DevMem::empty(),
                 tiles: DevMem::empty(),
+                start: DevMem::empty(),
+                start_host: [0; MAX_STATE_BYTES],
                 input: DevMem::empty(),
                 output: DevMem::empty(),
                 dirty: true,
@@ -848,22 +858,25 @@ impl Device {
         Ok((acc, value))
     }
 
-    /// The cumulative sum of `n` values at device address `x` into `out` (may equal `x`).
+    /// The cumulative sum of `n` values at device address `x` into `out` (may equal `x`),
+    /// continued from `start` when there is one (then `fold` must be its fold).
     ///
     /// # Safety
     /// `x` and `out` must point to `n` values of T in this device's memory, aligned.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn cumsum_dev<T: GpuFloat>(
         &self,
         x: u64,
         out: u64,
         n: usize,
         fold: usize,
+        start: Option<&DynAccumulator<T>>,
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
         let a = self.bind()?;
         let mut ws = self.lock();
-        self.cumsum_locked::<T>(a, &mut ws, x, out, n, fold, stream, launch)
+        self.cumsum_locked::<T>(a, &mut ws, x, out, n, fold, start, stream, launch)
     }
 
     /// [`Device::cumsum_dev`] with the workspace already locked.
@@ -879,13 +892,16 @@ impl Device {
         out: u64,
         n: usize,
         fold: usize,
+        start: Option<&DynAccumulator<T>>,
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
         let k = self.kernels::<T>(fold)?;
-        if n as u64 > T::CAPACITY {
-            return Err(GpuError::CapacityExceeded);
-        }
+        debug_assert!(
+            start.is_none_or(|s| s.fold() == fold),
+            "a start's cumsum runs at its fold"
+        );
+        host::check_room::<T>(start.map_or(0, |s| s.count()), n)?;
         if n == 0 {
             return Ok(());
         }
@@ -937,6 +953,25 @@ impl Device {
             )?;
         }
         ws.ctl_dirty = true;
+        // The start state in the kernels' layout, uploaded on the caller's stream before the
+        // kernels; null: no start (each scan kernel checks once per tile). An empty start
+        // (no value: no window, no flag) changes nothing and is none.
+        let mut sp: u64 = 0;
+        if let Some(st) = start.filter(|s| s.count() > 0) {
+            let len = host::kernel_state(st, &mut ws.start_host);
+            ws.start.ensure(a, len)?;
+            a.check(
+                "hipMemcpyAsync",
+                (a.memcpy_async)(
+                    ws.start.ptr as Ptr,
+                    ws.start_host.as_ptr() as *const c_void,
+                    len,
+                    MEMCPY_H2D,
+                    stream.0,
+                ),
+            )?;
+            sp = ws.start.ptr;
+        }
         if ntiles > 1 {
             ws.tiles
                 .ensure(a, (ntiles + ngroups) as usize * slots * T::BYTES)?;
@@ -979,6 +1014,7 @@ impl Device {
             &mut op as *mut _ as *mut c_void,
             &mut np as *mut _ as *mut c_void,
             &mut prefixes as *mut _ as *mut c_void,
+            &mut sp as *mut _ as *mut c_void,
             &mut nt as *mut _ as *mut c_void,
             &mut ctl_scan as *mut _ as *mut c_void,
             &mut no_list as *mut _ as *mut c_void,
@@ -1136,7 +1172,7 @@ impl Device {
             return Err(GpuError::LengthMismatch);
         }
         // SAFETY: both buffers hold len values of T on this device.
-        unsafe { self.cumsum_dev::<T>(x.ptr, out.ptr, x.len, fold, Stream::DEFAULT, launch) }
+        unsafe { self.cumsum_dev::<T>(x.ptr, out.ptr, x.len, fold, None, Stream::DEFAULT, launch) }
     }
 
     /// The cumulative sum of a device buffer, in place.
@@ -1146,7 +1182,17 @@ impl Device {
     pub fn cumsum_in_place<T: GpuFloat>(&self, x: &mut DeviceBuffer<T>, fold: usize) -> Result<(), GpuError> {
         self.check_buffer(x)?;
         // SAFETY: the buffer holds len values of T; the kernels allow out == x.
-        unsafe { self.cumsum_dev::<T>(x.ptr, x.ptr, x.len, fold, Stream::DEFAULT, &Launch::default()) }
+        unsafe {
+            self.cumsum_dev::<T>(
+                x.ptr,
+                x.ptr,
+                x.len,
+                fold,
+                None,
+                Stream::DEFAULT,
+                &Launch::default(),
+            )
+        }
     }
 
     /// The cumulative sum at raw device addresses on a caller's stream (`out` may equal `x`).
@@ -1166,7 +1212,7 @@ impl Device {
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
-        self.cumsum_dev::<T>(x, out, n, fold, stream, launch)
+        self.cumsum_dev::<T>(x, out, n, fold, None, stream, launch)
     }
 
     /// The cumulative sum of a host slice into a host slice (staged through the workspace).
@@ -1180,7 +1226,8 @@ impl Device {
     /// [`Device::cumsum_host`] with explicit stream and launch settings.
     ///
     /// # Errors
-    /// As [`Device::cumsum_host`].
+    /// As [`Device::cumsum_host`], and [`GpuError::HostOutOfMemory`] when the temporary
+    /// result cannot be allocated.
     pub fn cumsum_host_with<T: GpuFloat>(
         &self,
         xs: &[T],
@@ -1189,24 +1236,35 @@ impl Device {
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
+        self.cumsum_host_from::<T>(xs, out, fold, None, stream, launch)
+    }
+
+    /// The host-slice cumsum, from `start` when there is one (then `fold` is its fold).
+    fn cumsum_host_from<T: GpuFloat>(
+        &self,
+        xs: &[T],
+        out: &mut [T],
+        fold: usize,
+        start: Option<&DynAccumulator<T>>,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
         check_fold(fold)?;
         if xs.len() != out.len() {
             return Err(GpuError::LengthMismatch);
         }
-        if xs.len() as u64 > T::CAPACITY {
-            return Err(GpuError::CapacityExceeded);
-        }
+        host::check_room::<T>(start.map_or(0, |s| s.count()), xs.len())?;
         if xs.is_empty() {
             return Ok(());
         }
+        // Copy into a temporary first so that `out` is untouched if anything fails.
+        let mut tmp = host::host_vec(xs.len(), T::default())?;
         let a = self.bind()?;
         let mut ws = self.lock();
         let bytes = std::mem::size_of_val(xs);
         ws.input.ensure(a, bytes)?;
         ws.output.ensure(a, bytes)?;
         let (ip, op) = (ws.input.ptr, ws.output.ptr);
-        // Copy into a temporary first so that `out` is untouched if anything fails.
-        let mut tmp = vec![T::default(); xs.len()];
         // SAFETY: staging buffers of xs.len values each, used under the workspace lock; the
         // stream orders copy, kernels and copy back, and is synchronised before reading tmp.
         unsafe {
@@ -1220,7 +1278,7 @@ impl Device {
                     stream.0,
                 ),
             )?;
-            self.cumsum_locked::<T>(a, &mut ws, ip, op, xs.len(), fold, stream, launch)?;
+            self.cumsum_locked::<T>(a, &mut ws, ip, op, xs.len(), fold, start, stream, launch)?;
             a.check(
                 "hipMemcpyAsync",
                 (a.memcpy_async)(
@@ -1235,6 +1293,204 @@ impl Device {
         }
         out.copy_from_slice(&tmp);
         Ok(())
+    }
+
+    /// Adds a device buffer's values to `acc`, on the device at `acc`'s fold: afterwards
+    /// `acc` has the bytes `acc.add_slice` of the same values gives (the device's
+    /// accumulator of the buffer, merged exactly into `acc`). `acc` is unchanged on error.
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`] (`acc`'s fold outside 2..=8),
+    /// [`GpuError::CapacityExceeded`] (`acc`'s count and the buffer's length together pass
+    /// the capacity), both before any device work; [`GpuError::InvalidPointer`] (a buffer of
+    /// another device), a runtime error.
+    pub fn add_to<T: GpuFloat>(
+        &self,
+        acc: &mut DynAccumulator<T>,
+        x: &DeviceBuffer<T>,
+    ) -> Result<(), GpuError> {
+        self.check_buffer(x)?;
+        // SAFETY: the buffer holds x.len values of T on this device.
+        unsafe { self.add_raw_to::<T>(acc, x.ptr, x.len, Stream::DEFAULT, &Launch::default()) }
+    }
+
+    /// [`Device::add_to`] for `n` values at a raw device address, on a caller's stream (which
+    /// is synchronised).
+    ///
+    /// # Safety
+    /// As [`Device::accumulate_raw`].
+    ///
+    /// # Errors
+    /// As [`Device::add_to`], and [`GpuError::InvalidLaunch`].
+    pub unsafe fn add_raw_to<T: GpuFloat>(
+        &self,
+        acc: &mut DynAccumulator<T>,
+        x: u64,
+        n: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(acc.fold())?;
+        host::check_room::<T>(acc.count(), n)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let (part, _) = self.sum_state::<T>(x, n, acc.fold(), stream, launch)?;
+        host::add_part(acc, &part)
+    }
+
+    /// [`Device::add_to`] for a host slice (copied to the device through the workspace).
+    ///
+    /// # Errors
+    /// As [`Device::add_to`].
+    pub fn add_host_to<T: GpuFloat>(&self, acc: &mut DynAccumulator<T>, xs: &[T]) -> Result<(), GpuError> {
+        self.add_host_to_with(acc, xs, Stream::DEFAULT, &Launch::default())
+    }
+
+    /// [`Device::add_host_to`] with explicit stream and launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::add_to`], and [`GpuError::InvalidLaunch`].
+    pub fn add_host_to_with<T: GpuFloat>(
+        &self,
+        acc: &mut DynAccumulator<T>,
+        xs: &[T],
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(acc.fold())?;
+        host::check_room::<T>(acc.count(), xs.len())?;
+        if xs.is_empty() {
+            return Ok(());
+        }
+        let (part, _) = self.accumulate_host_with(xs, acc.fold(), stream, launch)?;
+        host::add_part(acc, &part)
+    }
+
+    /// The cumulative sum of a device buffer continued from `start`, into another buffer of
+    /// the same length: `out[i]` gets the value of `start` with `x[0..=i]` added (the bits of
+    /// `reprosum::cumsum_from`), at `start`'s fold. `start` is not changed: to go on with
+    /// the next piece, add `x` to it ([`Device::add_to`]).
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`] (`start`'s fold outside 2..=8),
+    /// [`GpuError::LengthMismatch`], [`GpuError::CapacityExceeded`] (`start`'s count and the
+    /// length together pass the capacity), a runtime error. Errors found before the launch
+    /// leave `out` untouched.
+    pub fn cumsum_from<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+    ) -> Result<(), GpuError> {
+        self.cumsum_from_with(start, x, out, &Launch::default())
+    }
+
+    /// [`Device::cumsum_from`] with explicit launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from`], and [`GpuError::InvalidLaunch`].
+    pub fn cumsum_from_with<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(start.fold())?;
+        self.check_buffer(x)?;
+        self.check_buffer(out)?;
+        if x.len != out.len {
+            return Err(GpuError::LengthMismatch);
+        }
+        // SAFETY: both buffers hold len values of T on this device.
+        unsafe {
+            self.cumsum_dev::<T>(
+                x.ptr,
+                out.ptr,
+                x.len,
+                start.fold(),
+                Some(start),
+                Stream::DEFAULT,
+                launch,
+            )
+        }
+    }
+
+    /// [`Device::cumsum_from`] in place.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from`].
+    pub fn cumsum_from_in_place<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: &mut DeviceBuffer<T>,
+    ) -> Result<(), GpuError> {
+        check_fold(start.fold())?;
+        self.check_buffer(x)?;
+        // SAFETY: the buffer holds len values of T; the kernels allow out == x.
+        unsafe {
+            self.cumsum_dev::<T>(
+                x.ptr,
+                x.ptr,
+                x.len,
+                start.fold(),
+                Some(start),
+                Stream::DEFAULT,
+                &Launch::default(),
+            )
+        }
+    }
+
+    /// [`Device::cumsum_from`] at raw device addresses on a caller's stream (`out` may equal
+    /// `x`; the stream is synchronised).
+    ///
+    /// # Safety
+    /// As [`Device::cumsum_raw`].
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from_with`].
+    pub unsafe fn cumsum_from_raw<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: u64,
+        out: u64,
+        n: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(start.fold())?;
+        self.cumsum_dev::<T>(x, out, n, start.fold(), Some(start), stream, launch)
+    }
+
+    /// [`Device::cumsum_from`] of a host slice into a host slice (staged through the
+    /// workspace).
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from`], and [`GpuError::HostOutOfMemory`]; `out` is untouched
+    /// on error.
+    pub fn cumsum_from_host<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        xs: &[T],
+        out: &mut [T],
+    ) -> Result<(), GpuError> {
+        self.cumsum_from_host_with(start, xs, out, Stream::DEFAULT, &Launch::default())
+    }
+
+    /// [`Device::cumsum_from_host`] with explicit stream and launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from_host`], and [`GpuError::InvalidLaunch`].
+    pub fn cumsum_from_host_with<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        xs: &[T],
+        out: &mut [T],
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        self.cumsum_host_from::<T>(xs, out, start.fold(), Some(start), stream, launch)
     }
 
     fn check_buffer<T>(&self, b: &DeviceBuffer<T>) -> Result<(), GpuError> {
@@ -1526,12 +1782,12 @@ impl<T: Copy> DeviceBuffer<T> {
     /// A host copy of the buffer.
     ///
     /// # Errors
-    /// A runtime error.
+    /// A runtime error, [`GpuError::HostOutOfMemory`].
     pub fn to_host(&self) -> Result<Vec<T>, GpuError>
     where
         T: Default,
     {
-        let mut v = vec![T::default(); self.len];
+        let mut v = host::host_vec(self.len, T::default())?;
         self.copy_to_host(&mut v)?;
         Ok(v)
     }
@@ -1735,6 +1991,30 @@ pub unsafe fn sum_ptr<T: GpuFloat>(
     accumulate_ptr(x, n, fold, stream).map(|r| r.1)
 }
 
+/// Adds `n` values at `x`, wherever they live (as [`accumulate_ptr`]: device memory used in
+/// place on its device, host memory copied to the current device), to `acc` at `acc`'s fold:
+/// afterwards `acc` has the bytes `acc.add_slice` of the same values gives. `acc` is
+/// unchanged on any error. This is what `adn_hip_acc_*_add_array` call.
+///
+/// # Safety
+/// As [`accumulate_ptr`].
+///
+/// # Errors
+/// [`GpuError::UnsupportedFold`] (`acc`'s fold outside 2..=8) and
+/// [`GpuError::CapacityExceeded`] (`acc`'s count and `n` together pass the capacity), both
+/// before any device work; then as [`accumulate_ptr`].
+pub unsafe fn add_ptr<T: GpuFloat>(
+    acc: &mut DynAccumulator<T>,
+    x: *const T,
+    n: usize,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
+    check_fold(acc.fold())?;
+    host::check_room::<T>(acc.count(), n)?;
+    let (part, _) = accumulate_ptr(x, n, acc.fold(), stream)?;
+    host::add_part(acc, &part)
+}
+
 /// The cumulative sum of `n` values at `x` into `out`, which must live where `x` lives
 /// (both device memory of one device, used in place, or both host memory, copied to the
 /// current device); `out == x` is allowed, any other overlap is an error. This is what
@@ -1755,7 +2035,47 @@ pub unsafe fn cumsum_ptr<T: GpuFloat>(
     fold: usize,
     stream: *mut c_void,
 ) -> Result<(), GpuError> {
+    cumsum_ptr_from(x, out, n, fold, None, stream)
+}
+
+/// The cumulative sum of `n` values at `x` into `out` continued from `start`: `out[i]` gets
+/// the value of `start` with `x[0..=i]` added (the bits of `reprosum::cumsum_from`), at
+/// `start`'s fold; the pointers follow the rules of [`cumsum_ptr`] (`out == x` allowed).
+/// `start` is not changed (add the values to it with [`add_ptr`] to go on). This is what
+/// `adn_hip_cumsum_*_from` call.
+///
+/// # Safety
+/// As [`cumsum_ptr`].
+///
+/// # Errors
+/// [`GpuError::UnsupportedFold`] (`start`'s fold outside 2..=8) and
+/// [`GpuError::CapacityExceeded`] (`start`'s count and `n` together pass the capacity), both
+/// before any device work; then as [`cumsum_ptr`]. Errors before the launch leave `out`
+/// untouched.
+pub unsafe fn cumsum_from_ptr<T: GpuFloat>(
+    start: &DynAccumulator<T>,
+    x: *const T,
+    out: *mut T,
+    n: usize,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
+    cumsum_ptr_from(x, out, n, start.fold(), Some(start), stream)
+}
+
+/// [`cumsum_ptr`], from `start` when there is one (then `fold` is its fold).
+///
+/// # Safety
+/// As [`cumsum_ptr`].
+unsafe fn cumsum_ptr_from<T: GpuFloat>(
+    x: *const T,
+    out: *mut T,
+    n: usize,
+    fold: usize,
+    start: Option<&DynAccumulator<T>>,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
     check_fold(fold)?;
+    host::check_room::<T>(start.map_or(0, |s| s.count()), n)?;
     if n == 0 {
         device(current_ordinal()?)?;
         return Ok(());
@@ -1774,14 +2094,16 @@ pub unsafe fn cumsum_ptr<T: GpuFloat>(
         ));
     }
     let stream = Stream::from_raw(stream);
+    let launch = Launch::default();
     match (memory_of(x as *const c_void)?, memory_of(out as *const c_void)?) {
         (Memory::Device(a), Memory::Device(b)) if a == b => {
-            device(a)?.cumsum_raw::<T>(x as u64, out as u64, n, fold, stream, &Launch::default())
+            device(a)?.cumsum_dev::<T>(x as u64, out as u64, n, fold, start, stream, &launch)
         }
         (Memory::Host, Memory::Host) => {
-            let xs = std::slice::from_raw_parts(x, n).to_vec();
+            // A copy: `out` may be `x`, and `out` is written only once the result is complete.
+            let xs = host::host_copy(std::slice::from_raw_parts(x, n))?;
             let outs = std::slice::from_raw_parts_mut(out, n);
-            device(current_ordinal()?)?.cumsum_host_with(&xs, outs, fold, stream, &Launch::default())
+            device(current_ordinal()?)?.cumsum_host_from::<T>(&xs, outs, fold, start, stream, &launch)
         }
         _ => Err(GpuError::InvalidPointer("input and output in different memories")),
     }

@@ -16,7 +16,10 @@
 //! Every result has the bits of the core's at the same fold: a sum equals
 //! `reprosum_core::sum_fold`, a cumulative sum's element `i` equals the sum of the first
 //! `i + 1` values, and the accumulator a device sum returns has the core's byte encoding
-//! and merges with CPU accumulators.
+//! and merges with CPU accumulators. Values can also be added on the device to an existing
+//! accumulator (`add_ptr`, `Device::add_to`: the bytes `add_slice` gives), and a cumulative
+//! sum can continue from one (`cumsum_from_ptr`, `Device::cumsum_from`: element `i` is the
+//! value of the start with the first `i + 1` values added, as `reprosum::cumsum_from`).
 //!
 //! Folds 2..=8 are supported on the GPU; any other fold is [`GpuError::UnsupportedFold`]
 //! (never a silent fallback).
@@ -65,6 +68,9 @@ mod layout {
         }
     }
 }
+
+#[cfg(any(feature = "cuda", feature = "hip"))]
+mod host;
 
 #[cfg(feature = "cuda")]
 pub mod cuda;

@@ -319,3 +319,72 @@ fn pointer_entry_points_on_the_device() {
     };
     assert!(matches!(r, Err(GpuError::InvalidPointer(_))), "{r:?}");
 }
+
+#[test]
+fn add_and_cumsum_from_pointer_arguments() {
+    let mut t = Tally::default();
+    pointer_argument_checks::<f64>(&mut t);
+    pointer_argument_checks::<f32>(&mut t);
+    println!(
+        "add_ptr / cumsum_from_ptr arguments: {} checks passed, {} failed",
+        t.pass, t.fail
+    );
+    assert_eq!(t.fail, 0);
+}
+
+#[test]
+fn add_to_an_accumulator_on_the_device() {
+    let Some(dev) = device_or_skip("adding to an accumulator on the device") else {
+        return;
+    };
+    let mut t = Tally::default();
+    add_checks::<f64>(&dev, &mut t);
+    add_checks::<f32>(&dev, &mut t);
+    println!(
+        "add to an accumulator: {} checks passed, {} failed",
+        t.pass, t.fail
+    );
+    assert_eq!(t.fail, 0);
+}
+
+#[test]
+fn cumsum_from_an_accumulator_on_the_device() {
+    let Some(dev) = device_or_skip("cumsum from an accumulator on the device") else {
+        return;
+    };
+    let mut t = Tally::default();
+    from_checks::<f64>(&dev, &mut t);
+    from_checks::<f32>(&dev, &mut t);
+    println!(
+        "cumsum from an accumulator: {} checks passed, {} failed",
+        t.pass, t.fail
+    );
+    assert_eq!(t.fail, 0);
+}
+
+#[test]
+fn cumsum_from_in_pieces_is_the_whole_cumsum_on_the_device() {
+    let Some(dev) = device_or_skip("cumsum in pieces on the device") else {
+        return;
+    };
+    let mut t = Tally::default();
+    split_checks::<f64>(&dev, &mut t);
+    split_checks::<f32>(&dev, &mut t);
+    println!("cumsum in pieces: {} checks passed, {} failed", t.pass, t.fail);
+    assert_eq!(t.fail, 0);
+}
+
+#[test]
+fn add_and_cumsum_from_errors_on_the_device() {
+    let Some(dev) = device_or_skip("add and cumsum-from errors on the device") else {
+        return;
+    };
+    let mut t = Tally::default();
+    from_error_checks::<f64>(&dev, &mut t);
+    from_error_checks::<f32>(&dev, &mut t);
+    println!(
+        "add and cumsum-from errors: {} checks passed, {} failed",
+        t.pass, t.fail
+    );
+    assert_eq!(t.fail, 0);
+}

@@ -23,6 +23,12 @@
 //            [--mutate-syncs [--allow-undetected LINE]] [--expect-fail] [--random SEED]
 //            tests/vectors/core_vectors.txt [block ...]
 //   --random SEED adds generated long cases (see gen_case) to the file's cases.
+//   A case with a `start` field (the kernels' layout of a state: K primaries, K carries,
+//   the flags slot; written with reprosum-core's expected bits by the example
+//   emu_from_cases) is a cumulative sum continued from that state: the scan kernels get it
+//   as `start`, and every output is checked. --ignore-start fixed|general|tile0 passes null
+//   instead to that launch (with --expect-fail: a self-check that the cases see each path's
+//   start).
 #include <ucontext.h>
 
 #include <atomic>
@@ -74,6 +80,9 @@ static bool same_listing(const std::string& key, unsigned listed) {
   return false;
 }
 enum Variant { V_NONE, V_WARPSYNC_TAIL, V_SHFL_KWARP32, V_SHFL_WARPSIZE };
+// The launch that gets a null start instead of the case's (--ignore-start).
+enum IgnoreStart { IS_NONE, IS_FIXED, IS_GENERAL, IS_TILE0 };
+static IgnoreStart g_ignore_start = IS_NONE;
 static Variant g_variant = V_NONE;
 
 enum FState { RUNNABLE, AT_BARRIER, AT_SHFL, DONE };
@@ -348,7 +357,7 @@ static void launch(unsigned grid, unsigned block, size_t smem, const std::functi
   }
 }
 
-struct Case { std::string name, dtype; int fold; std::vector<unsigned long long> in, cum; unsigned long long sum; bool gen = false; };
+struct Case { std::string name, dtype; int fold; std::vector<unsigned long long> in, cum, start; unsigned long long sum; bool gen = false; };
 
 
 
@@ -378,6 +387,19 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
   // passes). The control words are zeroed once, as the host does when it allocates them:
   // the kernels leave them ready for the next call.
   unsigned ctl[3] = {0, 0, 0};
+  // The start state (a `start` field: a cumulative sum continued from it), else none.
+  std::vector<T> start_state;
+  if (!c.start.empty()) {
+    if (c.start.size() != (size_t)slots) {
+      if (!g_quiet) printf("FAIL %s: start has %zu words, want %d\n", c.name.c_str(), c.start.size(), slots);
+      return false;
+    }
+    for (unsigned long long w : c.start) start_state.push_back(rs_from_bits((U)w));
+  }
+  const T* sp = start_state.empty() ? nullptr : start_state.data();
+  const T* sp_fixed = g_ignore_start == IS_FIXED ? nullptr : sp;
+  const T* sp_general = g_ignore_start == IS_GENERAL ? nullptr : sp;
+  const T* sp_tile0 = g_ignore_start == IS_TILE0 ? nullptr : sp;
   for (int reuse = 1; reuse >= 0 && !c.cum.empty() && n > 0; --reuse) {
     const unsigned E = RsF<T>::TILE_E;
     unsigned long long tile = (unsigned long long)block * E, ntiles = (n + tile - 1) / tile;
@@ -416,17 +438,22 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
     // over the tiles it listed (a small grid, grid-stride); one tile: the general kernel.
     if (ntiles > 1) {
       std::vector<unsigned> list(ntiles, 0xA5A5A5A5u);
-      launch(ntiles, block, smem_fixed, [&] { rs_tile_scan_fixed_body<T, K, E>(xp, out.data(), n, pre, ntiles, &ctl[1], list.data(), pp, tp); });
+      launch(ntiles, block, smem_fixed, [&] { rs_tile_scan_fixed_body<T, K, E>(xp, out.data(), n, pre, sp_fixed, ntiles, &ctl[1], list.data(), pp, tp); });
       if (ctl[1] > ntiles) { if (!g_quiet) printf("FAIL cumsum %s: %u tiles listed of %llu\n", c.name.c_str(), ctl[1], ntiles); ok = false; }
       if (!same_listing(c.name + " block " + std::to_string(block) + mode + " scan", ctl[1])) ok = false;
-      if (!g_engine_error) launch(3, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, ntiles, &ctl[1], list.data()); });
-      // Tile 0 (without a list, block b takes tile b; an empty prefix).
-      if (!g_engine_error) launch(1, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, nullptr, ntiles, &ctl[1], nullptr); });
+      if (!g_engine_error) launch(3, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, sp_general, ntiles, &ctl[1], list.data()); });
+      // Tile 0 (without a list, block b takes tile b; no tiles before it: its prefix is the
+      // start, or empty).
+      if (!g_engine_error) launch(1, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, nullptr, sp_tile0, ntiles, &ctl[1], nullptr); });
     } else {
-      launch(ntiles, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, ntiles, &ctl[1], nullptr); });
+      launch(ntiles, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, sp_general, ntiles, &ctl[1], nullptr); });
     }
     g_reverse = false;
     if (g_engine_error) ok = false;
+    if (c.cum.size() != n) {
+      if (!g_quiet) printf("FAIL %s: %zu cumsum values for %llu inputs\n", c.name.c_str(), c.cum.size(), n);
+      return false;
+    }
     for (size_t i = 0; i < n; ++i)
       if ((unsigned long long)rs_bits(out[i]) != c.cum[i]) {
         if (!g_quiet) printf("FAIL cumsum%s %s block %u at %zu: got %llx want %llx\n", mode.c_str(), c.name.c_str(), block, i, (unsigned long long)rs_bits(out[i]), c.cum[i]);
@@ -467,6 +494,7 @@ static std::vector<Case> read_cases(const char* path) {
     else if (w == "gen") c.gen = true;
     else if (w == "sum") { std::string h; ss >> h; c.sum = std::stoull(h, nullptr, 16); }
     else if (w == "cumsum") { std::string h; while (ss >> h) c.cum.push_back(std::stoull(h, nullptr, 16)); }
+    else if (w == "start") { std::string h; while (ss >> h) c.start.push_back(std::stoull(h, nullptr, 16)); }
     else if (w == "end") out.push_back(c);
   }
   return out;
@@ -535,6 +563,9 @@ static void run_all(const std::vector<Case>& cs, const std::vector<unsigned>& bl
     if (c.gen || c.fold > 8 || c.in.size() > 200000) { ++skip; continue; }
     for (unsigned b : blocks)
       for (unsigned g : {1u, 3u}) {
+        // The grid changes only the sum kernel's launch; a case with a start is there for
+        // its cumsum, which one grid runs.
+        if (g != 1 && !c.start.empty()) continue;
         int r = c.dtype == "f64" ? run_fold<double>(c, b, g) : run_fold<float>(c, b, g);
         if (r > 0) ++pass; else ++fail;
       }
@@ -561,6 +592,11 @@ int main(int argc, char** argv) {
     else if (o == "--allow-undetected") allowed.insert(atoi(val().c_str()));
     else if (o == "--expect-fail") expect_fail = true;
     else if (o == "--random") random_seed = std::stoull(val());
+    else if (o == "--ignore-start") {
+      std::string v = val();
+      g_ignore_start = v == "fixed" ? IS_FIXED : v == "general" ? IS_GENERAL : v == "tile0" ? IS_TILE0 : IS_NONE;
+      if (g_ignore_start == IS_NONE) { fprintf(stderr, "emu: --ignore-start fixed|general|tile0\n"); return 2; }
+    }
     else { fprintf(stderr, "emu: unknown option %s\n", o.c_str()); return 2; }
   }
   if (a >= argc) { fprintf(stderr, "usage: emu [options] VECTORS [block ...]\n"); return 2; }
