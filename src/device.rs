@@ -163,11 +163,14 @@ macro_rules! on_device {
             #[cfg(feature = "cuda")]
             Device::Cuda($ord) => {
                 use reprosum_gpu::cuda as $gpu;
+                // The caller's current context is current again when the call returns.
+                let _restore = $gpu::RestoreContext::save();
                 $body
             }
             #[cfg(feature = "hip")]
             Device::Hip($ord) => {
                 use reprosum_gpu::hip as $gpu;
+                let _restore = $gpu::RestoreContext::save();
                 $body
             }
             #[allow(unreachable_patterns)] // every device is handled when both GPU features are on
@@ -183,11 +186,14 @@ macro_rules! on_backend {
             #[cfg(feature = "cuda")]
             Backend::Cuda => {
                 use reprosum_gpu::cuda as $gpu;
+                // The caller's current context is current again when the call returns.
+                let _restore = $gpu::RestoreContext::save();
                 $body
             }
             #[cfg(feature = "hip")]
             Backend::Hip => {
                 use reprosum_gpu::hip as $gpu;
+                let _restore = $gpu::RestoreContext::save();
                 $body
             }
             #[allow(unreachable_patterns)] // every back end is handled when both features are on

@@ -2000,3 +2000,42 @@ unsafe fn cumsum_ptr_from<T: GpuFloat>(
         _ => Err(GpuError::InvalidPointer("input and output in different memories")),
     }
 }
+
+/// The calling thread's current CUDA context, made current again when this is dropped.
+///
+/// The calls of this module make the device's primary context current on the calling
+/// thread. An entry point for callers that manage their own contexts (the C library's
+/// `adn_cuda_*`, the facade's pointer functions) holds one of these across the call, so that
+/// the caller's context (or none) is current again afterwards, as cudarc does. Without a
+/// driver it holds nothing and restores nothing.
+#[must_use = "the context is restored when this is dropped"]
+pub struct RestoreContext {
+    saved: Option<sys::CUcontext>,
+    /// Not `Send`: it restores the context of the thread that made it.
+    _thread: core::marker::PhantomData<*const ()>,
+}
+
+impl RestoreContext {
+    /// Saves the calling thread's current context (possibly none).
+    pub fn save() -> Self {
+        let saved = init_driver()
+            .ok()
+            .and_then(|()| result::ctx::get_current().ok())
+            .map(|c| c.unwrap_or(std::ptr::null_mut()));
+        RestoreContext {
+            saved,
+            _thread: core::marker::PhantomData,
+        }
+    }
+}
+
+impl Drop for RestoreContext {
+    fn drop(&mut self) {
+        if let Some(ctx) = self.saved {
+            // SAFETY: `ctx` was current on this thread when saved (or null, which unbinds);
+            // a context the caller destroyed since is the caller's error, reported by the
+            // driver and ignored here.
+            let _ = unsafe { result::ctx::set_current(ctx) };
+        }
+    }
+}

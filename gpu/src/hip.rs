@@ -2108,3 +2108,41 @@ unsafe fn cumsum_ptr_from<T: GpuFloat>(
         _ => Err(GpuError::InvalidPointer("input and output in different memories")),
     }
 }
+
+/// The calling thread's current HIP device, made current again when this is dropped.
+///
+/// The calls of this module make their device current on the calling thread
+/// (`hipSetDevice`). An entry point for callers that manage the current device (the C
+/// library's `adn_hip_*`, the facade's pointer functions) holds one of these across the call,
+/// so that the caller's device is current again afterwards. Without a runtime it holds
+/// nothing and restores nothing.
+#[must_use = "the device is restored when this is dropped"]
+pub struct RestoreContext {
+    saved: Option<c_int>,
+    /// Not `Send`: it restores the device of the thread that made it.
+    _thread: core::marker::PhantomData<*const ()>,
+}
+
+impl RestoreContext {
+    /// Saves the calling thread's current device.
+    pub fn save() -> Self {
+        let saved = api().ok().and_then(|a| {
+            let mut d: c_int = 0;
+            // SAFETY: writes one int.
+            (unsafe { (a.get_device)(&mut d) } == 0).then_some(d)
+        });
+        RestoreContext {
+            saved,
+            _thread: core::marker::PhantomData,
+        }
+    }
+}
+
+impl Drop for RestoreContext {
+    fn drop(&mut self) {
+        if let (Some(d), Ok(a)) = (self.saved, api()) {
+            // SAFETY: `d` is the ordinal the runtime reported current on this thread.
+            let _ = unsafe { (a.set_device)(d) };
+        }
+    }
+}

@@ -302,3 +302,30 @@ fn add_and_cumsum_from_errors_on_the_device() {
     );
     assert_eq!(t.fail, 0);
 }
+
+/// `RestoreContext` (held by the facade's and the C library's entry points) makes the
+/// caller's context current again: here none, although the call bound the primary context.
+#[test]
+fn the_callers_context_is_restored() {
+    let Some(_dev) = device_or_skip("the caller's context is restored") else {
+        return;
+    };
+    use cudarc::driver::result::ctx;
+    let xs = [1.0f64, 2.0, 4.0];
+    // SAFETY: unbinding the calling thread's context is always allowed.
+    unsafe { ctx::set_current(std::ptr::null_mut()) }.unwrap();
+    {
+        let _restore = cuda::RestoreContext::save();
+        // SAFETY: a host slice of 3 values; the default stream.
+        let s = unsafe { cuda::sum_ptr(xs.as_ptr(), xs.len(), 3, std::ptr::null_mut()) }.unwrap();
+        assert_eq!(s, 7.0);
+        assert!(
+            ctx::get_current().unwrap().is_some(),
+            "the call binds the primary context"
+        );
+    }
+    assert!(
+        ctx::get_current().unwrap().is_none(),
+        "the caller's (no) context is current again"
+    );
+}
