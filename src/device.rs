@@ -305,9 +305,7 @@ pub fn cumsum_from_on<T: Float>(
     if xs.len() != out.len() {
         return Err(Error::LengthMismatch.into());
     }
-    if xs.len() as u64 > T::CAPACITY - start.count().min(T::CAPACITY) {
-        return Err(Error::CapacityExceeded.into());
-    }
+    crate::check_room(start, xs.len())?;
     if device == Device::Cpu {
         return Ok(crate::cumsum_from(start, xs, out, &crate::Options::default())?);
     }
@@ -449,9 +447,7 @@ pub unsafe fn add_ptr<T: Float>(
     n: usize,
     stream: *mut core::ffi::c_void,
 ) -> Result<(), DeviceError> {
-    if n as u64 > T::CAPACITY - acc.count().min(T::CAPACITY) {
-        return Err(Error::CapacityExceeded.into());
-    }
+    crate::check_room(acc, n)?;
     let _ = (x, stream);
     on_backend!(backend, gpu => match T::DTYPE {
         // SAFETY (both arms): T is the type matched, so the casts of the accumulator and the
@@ -483,9 +479,7 @@ pub unsafe fn cumsum_from_ptr<T: Float>(
     n: usize,
     stream: *mut core::ffi::c_void,
 ) -> Result<(), DeviceError> {
-    if n as u64 > T::CAPACITY - start.count().min(T::CAPACITY) {
-        return Err(Error::CapacityExceeded.into());
-    }
+    crate::check_room(start, n)?;
     let _ = (input, out, stream);
     on_backend!(backend, gpu => match T::DTYPE {
         // SAFETY (both arms): as in `add_ptr`.

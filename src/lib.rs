@@ -130,6 +130,19 @@ fn prepare<T: Float>(n: usize, opts: &Options) -> Result<DynAccumulator<T>, Erro
     Ok(empty)
 }
 
+/// Checks that `n` more values fit in `acc` (its count and `n` together at most
+/// [`Float::CAPACITY`]).
+///
+/// # Errors
+/// [`Error::CapacityExceeded`].
+pub fn check_room<T: Float>(acc: &DynAccumulator<T>, n: usize) -> Result<(), Error> {
+    if n as u64 > T::CAPACITY - acc.count().min(T::CAPACITY) {
+        Err(Error::CapacityExceeded)
+    } else {
+        Ok(())
+    }
+}
+
 /// The accumulator of a whole slice, summed in parallel chunks and merged.
 ///
 /// # Errors
@@ -299,9 +312,7 @@ pub fn cumsum_from<T: Float>(
         return Err(Error::LengthMismatch);
     }
     let empty = DynAccumulator::new(start.fold())?;
-    if xs.len() as u64 > T::CAPACITY - start.count().min(T::CAPACITY) {
-        return Err(Error::CapacityExceeded);
-    }
+    check_room(start, xs.len())?;
     let n = xs.len();
     pool::run(small(n, INLINE_CUMSUM, opts), |threads| {
         if whole(n, INLINE_CUMSUM, opts, threads) {
@@ -351,9 +362,7 @@ pub fn cumsum_in_place_from<T: Float>(
     opts: &Options,
 ) -> Result<DynAccumulator<T>, Error> {
     let empty = DynAccumulator::new(start.fold())?;
-    if xs.len() as u64 > T::CAPACITY - start.count().min(T::CAPACITY) {
-        return Err(Error::CapacityExceeded);
-    }
+    check_room(start, xs.len())?;
     let n = xs.len();
     pool::run(small(n, INLINE_CUMSUM, opts), |threads| {
         if whole(n, INLINE_CUMSUM, opts, threads) {

@@ -2,7 +2,7 @@
 
 use crate::args::{self, array, byte_range, disjoint, non_null};
 use crate::panic;
-use crate::status::{adn_status, from_error, ADN_CAPACITY_EXCEEDED, ADN_INVALID_FOLD, ADN_NULL_POINTER};
+use crate::status::{adn_status, from_error, ADN_INVALID_FOLD, ADN_NULL_POINTER};
 use core::ffi::c_uint;
 use facade::Options;
 use reprosum_core::{DynAccumulator, Float};
@@ -58,9 +58,7 @@ pub(crate) unsafe fn cumsum_impl<T: Float>(
         };
         array(input, n)?;
         array(out.cast_const(), n)?;
-        if n as u64 > T::CAPACITY - start.count().min(T::CAPACITY) {
-            return Err(ADN_CAPACITY_EXCEEDED);
-        }
+        facade::check_room(&start, n).map_err(from_error)?;
         if n == 0 {
             return Ok(());
         }
