@@ -26,10 +26,21 @@ fn status_of(e: DeviceError) -> adn_status {
     }
 }
 
+/// Whether this library was built with the back end: its own `cuda` / `hip` feature (in a
+/// workspace build the facade may have a back end that this crate did not ask for).
+fn built(b: Backend) -> bool {
+    let ours = match b {
+        Backend::Cuda => cfg!(feature = "cuda"),
+        Backend::Hip => cfg!(feature = "hip"),
+        _ => false,
+    };
+    ours && b.is_built()
+}
+
 /// Runs a GPU export's body: `ADN_NOT_BUILT` at once (arguments unread) for a back end this
 /// build lacks, else the body inside the panic boundary.
 fn gpu_status(b: Backend, f: impl FnOnce() -> Result<(), adn_status>) -> adn_status {
-    panic::status(|| if b.is_built() { f() } else { Err(ADN_NOT_BUILT) })
+    panic::status(|| if built(b) { f() } else { Err(ADN_NOT_BUILT) })
 }
 
 /// A sum on the device: the host checks first, then the back end.
