@@ -4,7 +4,8 @@
 //!
 //! Every function here gives the same bits whatever the order of the values, the number
 //! of threads, the chunking or the machine, and the bits of ReproBLAS's binned sum for
-//! finite inputs. The work is split over rayon's thread pool; each chunk is summed into a
+//! finite inputs. The work is split over a rayon thread pool (the caller's, when called from
+//! inside one, else the crate's own: [`set_num_threads`]); each chunk is summed into a
 //! binned accumulator ([`Accumulator`], from [`reprosum_core`]) and the accumulators are
 //! merged exactly.
 //!
@@ -176,7 +177,7 @@ pub fn accumulate<T: Float>(xs: &[T], opts: &Options) -> Result<DynAccumulator<T
     })
 }
 
-/// The reproducible sum of `xs` (fold 3), computed on all of rayon's threads.
+/// The reproducible sum of `xs` (fold 3), computed on the pool's threads ([`set_num_threads`]).
 ///
 /// # Errors
 /// [`Error::CapacityExceeded`] if `xs` holds more than [`Float::CAPACITY`] values.
