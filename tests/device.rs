@@ -63,3 +63,49 @@ fn a_missing_gpu_is_an_error_and_writes_nothing() {
         Err(DeviceError::Core(reprosum::Error::InvalidFold))
     ));
 }
+
+/// `cumsum_from_on` on the CPU continues a cumulative sum block by block with the bits of
+/// the whole; on a GPU this build or machine lacks it is an error with nothing written; the
+/// pointer functions of a missing back end are errors of the kind `NotBuilt` or `NoDevice`.
+#[test]
+fn cumsum_from_on_and_the_pointer_functions() {
+    use reprosum::{Backend, DeviceErrorKind, DynAccumulator};
+    let x: Vec<f64> = (0..50_000).map(|i| (i as f64 * 0.61).cos() * 1e9).collect();
+    let mut whole = vec![0.0; x.len()];
+    reprosum::cumsum_fold(&x, &mut whole, 5).unwrap();
+    let mut got = vec![0.0; x.len()];
+    let mut acc = DynAccumulator::<f64>::new(5).unwrap();
+    for (xs, out) in x.chunks(17_000).zip(got.chunks_mut(17_000)) {
+        acc = reprosum::cumsum_from_on(Device::Cpu, &acc, xs, out).unwrap();
+    }
+    assert!(got.iter().zip(&whole).all(|(a, b)| a.to_bits() == b.to_bits()));
+    assert_eq!(acc.count(), x.len() as u64);
+    assert_eq!(acc.value().to_bits(), whole[x.len() - 1].to_bits());
+    let mut out = [f64::from_bits(0x7FF4_DEAD_BEEF_0001); 3];
+    assert!(matches!(
+        reprosum::cumsum_from_on(Device::Cpu, &acc, &x[..2], &mut out),
+        Err(DeviceError::Core(reprosum::Error::LengthMismatch))
+    ));
+    for (d, b) in [(Device::Cuda(0), Backend::Cuda), (Device::Hip(0), Backend::Hip)] {
+        let empty = DynAccumulator::<f64>::new(3).unwrap();
+        match reprosum::cumsum_from_on(d, &empty, &x[..3], &mut out) {
+            Ok(_) => println!("{d}: a device is present; the GPU tests check the bits"),
+            Err(e) => {
+                println!("{d}: {e}");
+                assert!(out.iter().all(|v| v.to_bits() == 0x7FF4_DEAD_BEEF_0001));
+                assert!(
+                    matches!(e.kind(), DeviceErrorKind::NotBuilt | DeviceErrorKind::NoDevice),
+                    "{e:?}"
+                );
+                // SAFETY: a host slice of 3 values; no stream.
+                let s = unsafe { reprosum::sum_ptr(b, x.as_ptr(), 3, 3, std::ptr::null_mut()) };
+                assert_eq!(s.unwrap_err().kind(), e.kind());
+                let mut a = empty;
+                // SAFETY: as above.
+                let r = unsafe { reprosum::add_ptr(b, &mut a, x.as_ptr(), 3, std::ptr::null_mut()) };
+                assert_eq!(r.unwrap_err().kind(), e.kind());
+                assert_eq!(a.count(), 0, "unchanged on error");
+            }
+        }
+    }
+}
