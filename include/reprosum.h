@@ -25,9 +25,10 @@
  * else the environment variable ADN_NUM_THREADS, else the cores in the process's CPU
  * affinity (shared out among the node's MPI ranks when the launcher left every rank on every
  * core). 1 means the calling thread only. The bits never depend on it. Calls from many
- * threads (an OpenMP parallel region, application threads) share the one pool: at most that
- * many threads compute for the library, callers wait for their own call, and no pool thread
- * ever waits for a caller (no deadlock, no oversubscription). In a child of fork() the first
+ * threads (an OpenMP parallel region, application threads) share the one pool (n - 1 worker
+ * threads; one call at a time works beside them, the others hand their work over and wait):
+ * at most n threads compute for the library, and no pool thread ever waits for a caller (no
+ * deadlock, no oversubscription). In a child of fork() the first
  * large call starts a new pool. Inside a parallel region that already uses every core, call
  * adn_set_num_threads(1) to keep each call on its own thread.
  *

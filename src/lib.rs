@@ -32,7 +32,6 @@ mod device;
 mod pool;
 
 use pool::Threads;
-use rayon::prelude::*;
 
 pub use device::accumulate_on;
 pub use device::{add_ptr, cumsum_from_ptr, cumsum_ptr, sum_ptr, Backend, DeviceErrorKind};
@@ -107,18 +106,10 @@ fn small(n: usize, below: usize, opts: &Options) -> bool {
 /// says: on the calling thread, when small, or on a pool of one thread, where chunks would
 /// only add merges (for a cumulative sum, a second read of the data for the chunk totals).
 /// A caller's `chunk_len` is honoured inside a rayon pool of any size.
-fn whole(n: usize, below: usize, opts: &Options, threads: Threads) -> bool {
+fn whole(n: usize, below: usize, opts: &Options, threads: &Threads) -> bool {
     match threads {
         Threads::Calling => true,
-        Threads::Pool(t) => opts.chunk_len == 0 && (n < below || t <= 1),
-    }
-}
-
-/// The number of threads of a pool (1 for the calling thread).
-fn count(threads: Threads) -> usize {
-    match threads {
-        Threads::Calling => 1,
-        Threads::Pool(t) => t,
+        Threads::Pool(_) | Threads::Facade(_) => opts.chunk_len == 0 && (n < below || threads.count() <= 1),
     }
 }
 
@@ -152,28 +143,21 @@ pub fn accumulate<T: Float>(xs: &[T], opts: &Options) -> Result<DynAccumulator<T
     let empty = prepare::<T>(xs.len(), opts)?;
     let n = xs.len();
     pool::run(small(n, INLINE_SUM, opts), |threads| {
-        if whole(n, INLINE_SUM, opts, threads) {
+        if whole(n, INLINE_SUM, opts, &threads) {
             return fpenv::with_ieee_fp(|| {
                 let mut a = empty;
                 a.add_slice(xs)?;
                 Ok(a)
             });
         }
-        xs.par_chunks(opts.chunk_for(n, count(threads)))
-            .map(|part| {
-                fpenv::with_ieee_fp(|| {
-                    let mut a = empty;
-                    a.add_slice(part)?;
-                    Ok(a)
-                })
-            })
-            .try_reduce(
-                || empty,
-                |mut a, b| {
-                    fpenv::with_ieee_fp(|| a.merge(&b))?;
-                    Ok(a)
-                },
-            )
+        let parts = totals(&threads, xs, opts.chunk_for(n, threads.count()), empty)?;
+        fpenv::with_ieee_fp(|| {
+            let mut a = empty;
+            for p in &parts {
+                a.merge(p)?;
+            }
+            Ok(a)
+        })
     })
 }
 
@@ -219,38 +203,42 @@ pub fn cumsum_fold<T: Float>(xs: &[T], out: &mut [T], fold: usize) -> Result<(),
     cumsum_with(xs, out, &Options::with_fold(fold))
 }
 
+/// The accumulators of the chunks of `xs`, each summed on one of `threads`.
+fn totals<T: Float>(
+    threads: &Threads,
+    xs: &[T],
+    chunk: usize,
+    empty: DynAccumulator<T>,
+) -> Result<Vec<DynAccumulator<T>>, Error> {
+    threads.map(xs.chunks(chunk), |part| {
+        fpenv::with_ieee_fp(|| {
+            let mut a = empty;
+            a.add_slice(part)?;
+            Ok(a)
+        })
+    })
+}
+
 /// The exclusive prefix accumulators of the chunks of `xs`, starting from `start`: entry i
 /// holds `start` and every value before chunk i. Also returns `start` with all of `xs`.
 fn chunk_prefixes<T: Float>(
+    threads: &Threads,
     xs: &[T],
     chunk: usize,
     empty: DynAccumulator<T>,
     start: DynAccumulator<T>,
 ) -> Result<(Vec<DynAccumulator<T>>, DynAccumulator<T>), Error> {
-    let chunks = xs.len().div_ceil(chunk);
-    // Both vectors are allocated before any work, and fallibly: an allocation the system
-    // refuses is an error, not an abort.
-    let mut totals: Vec<Result<DynAccumulator<T>, Error>> = Vec::new();
+    let totals = totals(threads, xs, chunk, empty)?;
+    // Allocated fallibly: an allocation the system refuses is an error, not an abort.
     let mut prefixes: Vec<DynAccumulator<T>> = Vec::new();
-    totals.try_reserve_exact(chunks).map_err(|_| Error::OutOfMemory)?;
     prefixes
-        .try_reserve_exact(chunks)
+        .try_reserve_exact(totals.len())
         .map_err(|_| Error::OutOfMemory)?;
-    // Collects into the reserved capacity (no further allocation).
-    xs.par_chunks(chunk)
-        .map(|part| {
-            fpenv::with_ieee_fp(|| {
-                let mut a = empty;
-                a.add_slice(part)?;
-                Ok(a)
-            })
-        })
-        .collect_into_vec(&mut totals);
     fpenv::with_ieee_fp(|| {
         let mut running = start;
-        for t in totals {
+        for t in &totals {
             prefixes.push(running);
-            running.merge(&t?)?;
+            running.merge(t)?;
         }
         Ok((prefixes, running))
     })
@@ -316,20 +304,18 @@ pub fn cumsum_from<T: Float>(
     check_room(start, xs.len())?;
     let n = xs.len();
     pool::run(small(n, INLINE_CUMSUM, opts), |threads| {
-        if whole(n, INLINE_CUMSUM, opts, threads) {
+        if whole(n, INLINE_CUMSUM, opts, &threads) {
             let mut acc = *start;
             fpenv::with_ieee_fp(|| acc.add_running(xs, out))?;
             return Ok(acc);
         }
-        let chunk = opts.chunk_for(n, count(threads));
-        let (prefixes, total) = chunk_prefixes(xs, chunk, empty, *start)?;
-        out.par_chunks_mut(chunk)
-            .zip(xs.par_chunks(chunk))
-            .zip(prefixes.par_iter())
-            .try_for_each(|((o, x), from)| {
-                let mut acc = *from;
-                fpenv::with_ieee_fp(|| acc.add_running(x, o))
-            })?;
+        let chunk = opts.chunk_for(n, threads.count());
+        let (prefixes, total) = chunk_prefixes(&threads, xs, chunk, empty, *start)?;
+        let parts = out.chunks_mut(chunk).zip(xs.chunks(chunk)).zip(&prefixes);
+        threads.map(parts, |((o, x), from)| {
+            let mut acc = *from;
+            fpenv::with_ieee_fp(|| acc.add_running(x, o))
+        })?;
         Ok(total)
     })
 }
@@ -366,19 +352,17 @@ pub fn cumsum_in_place_from<T: Float>(
     check_room(start, xs.len())?;
     let n = xs.len();
     pool::run(small(n, INLINE_CUMSUM, opts), |threads| {
-        if whole(n, INLINE_CUMSUM, opts, threads) {
+        if whole(n, INLINE_CUMSUM, opts, &threads) {
             let mut acc = *start;
             fpenv::with_ieee_fp(|| acc.add_running_in_place(xs))?;
             return Ok(acc);
         }
-        let chunk = opts.chunk_for(n, count(threads));
-        let (prefixes, total) = chunk_prefixes(xs, chunk, empty, *start)?;
-        xs.par_chunks_mut(chunk)
-            .zip(prefixes.par_iter())
-            .try_for_each(|(part, from)| {
-                let mut acc = *from;
-                fpenv::with_ieee_fp(|| acc.add_running_in_place(part))
-            })?;
+        let chunk = opts.chunk_for(n, threads.count());
+        let (prefixes, total) = chunk_prefixes(&threads, xs, chunk, empty, *start)?;
+        threads.map(xs.chunks_mut(chunk).zip(&prefixes), |(part, from)| {
+            let mut acc = *from;
+            fpenv::with_ieee_fp(|| acc.add_running_in_place(part))
+        })?;
         Ok(total)
     })
 }
