@@ -136,9 +136,7 @@ impl DeviceError {
             DeviceError::Gpu(g) => {
                 use reprosum_gpu::GpuError as G;
                 match g {
-                    G::NoDriver | G::NoDevice { .. } | G::NoHipRuntime | G::NoHipDevice { .. } => {
-                        DeviceErrorKind::NoDevice
-                    }
+                    G::NoRuntime(_) | G::NoDevice { .. } => DeviceErrorKind::NoDevice,
                     // 2 is the out-of-memory code of both CUresult and hipError_t.
                     G::Driver { code: 2, .. } | G::HostOutOfMemory { .. } => DeviceErrorKind::OutOfMemory,
                     G::Driver { .. } | G::ProbeFailed(_) => DeviceErrorKind::Failed,

@@ -77,7 +77,7 @@ fn run<T: Unit>(dev: &Device, n: usize) {
         .map(|i| T::unit(mix(i as u64 ^ 0x5151)))
         .collect();
     let buf = DeviceBuffer::from_host(dev, &xs).expect("upload");
-    let mut out = DeviceBuffer::<T>::alloc(dev, n).expect("alloc");
+    let mut out = DeviceBuffer::<T>::zeroed(dev, n).expect("alloc");
     let want = reprosum::sum(&xs).expect("core");
     let mut got = T::default();
     let us = median_us(reps, || {

@@ -22,7 +22,7 @@ mod backend {
     pub const NEEDS: &str = "GPU checks need an NVIDIA driver and device";
     /// Whether an error means there is no driver or device.
     pub fn absent(e: &GpuError) -> bool {
-        matches!(e, GpuError::NoDriver | GpuError::NoDevice { .. })
+        matches!(e, GpuError::NoRuntime(_) | GpuError::NoDevice { .. })
     }
 }
 
@@ -203,7 +203,7 @@ fn cumsum_vs_core<T: GpuFloat>(
     // paths), against the core's cumsum of the same values.
     let mut want1 = vec![T::default(); n - 1];
     reprosum::cumsum_fold(&xs[1..], &mut want1, fold).expect("core cumsum");
-    let mut out = DeviceBuffer::<T>::alloc(dev, n).expect("alloc");
+    let mut out = DeviceBuffer::<T>::zeroed(dev, n).expect("alloc");
     out.fill_bytes(0xA5).expect("poison");
     let b = T::BYTES as u64;
     // SAFETY: both buffers hold n values of T; the call reads and writes the last n - 1.

@@ -2,25 +2,47 @@
 
 use core::fmt;
 
+/// A GPU programming interface, for errors and messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Api {
+    /// NVIDIA's CUDA driver API.
+    Cuda,
+    /// AMD's HIP runtime.
+    Hip,
+}
+
+impl Api {
+    /// The name users know it by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::Cuda => "CUDA",
+            Api::Hip => "HIP",
+        }
+    }
+}
+
 /// Why a GPU call did not produce a result. Errors found before a launch leave every
 /// output untouched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum GpuError {
-    /// The driver library (libcuda) could not be opened.
-    NoDriver,
-    /// The driver has no device with this ordinal (or no device at all).
+    /// The runtime library could not be opened: the CUDA driver (libcuda), or the HIP
+    /// runtime (libamdhip64.so.7, .so.6, .so.5 or libamdhip64.so) with every function used.
+    NoRuntime(Api),
+    /// The runtime has no device with this ordinal (or no device at all).
     NoDevice {
+        /// The runtime.
+        api: Api,
         /// The ordinal asked for.
         ordinal: usize,
-        /// How many devices the driver reports.
+        /// How many devices the runtime reports.
         count: usize,
     },
-    /// A driver call failed.
+    /// A runtime call failed.
     Driver {
-        /// The driver function.
+        /// The runtime function (its name says which API: `cu...`, `hip...`).
         call: &'static str,
-        /// The `CUresult` code.
+        /// Its status code (`CUresult`, `hipError_t`).
         code: i32,
         /// The driver's name for it, if it gave one.
         name: String,
@@ -41,16 +63,6 @@ pub enum GpuError {
     InvalidPointer(&'static str),
     /// The core refused the state the device returned (never expected).
     Core(reprosum_core::Error),
-    /// The HIP runtime library (libamdhip64.so.7, .so.6, .so.5 or libamdhip64.so) could not
-    /// be loaded.
-    NoHipRuntime,
-    /// The HIP runtime has no device with this ordinal (or no device at all).
-    NoHipDevice {
-        /// The ordinal asked for.
-        ordinal: usize,
-        /// How many devices the runtime reports.
-        count: usize,
-    },
     /// A host buffer sized by the input (a staging copy, a result's temporary) could not be
     /// allocated; nothing was written.
     HostOutOfMemory {
@@ -62,24 +74,26 @@ pub enum GpuError {
 impl fmt::Display for GpuError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            GpuError::NoDriver => f.write_str("the CUDA driver library (libcuda) could not be loaded"),
-            GpuError::NoDevice { ordinal, count } => {
-                write!(f, "no CUDA device {ordinal} (the driver reports {count})")
+            GpuError::NoRuntime(Api::Cuda) => f.write_str("the CUDA driver library (libcuda) could not be loaded"),
+            GpuError::NoRuntime(Api::Hip) => f.write_str(
+                "the HIP runtime library (libamdhip64.so.7, .so.6, .so.5 or libamdhip64.so) could not be loaded",
+            ),
+            GpuError::NoDevice { api, ordinal, count } => {
+                write!(f, "no {} device {ordinal} (the runtime reports {count})", api.name())
             }
             GpuError::Driver { call, code, name } => write!(f, "{call} failed: {name} ({code})"),
             GpuError::ProbeFailed(why) => write!(f, "device refused: {why}"),
-            GpuError::UnsupportedFold(k) => write!(f, "fold {k} is not supported on the GPU (2..=8)"),
+            GpuError::UnsupportedFold(k) => write!(
+                f,
+                "fold {k} is not supported on the GPU ({}..={})",
+                crate::GPU_FOLDS.start(),
+                crate::GPU_FOLDS.end()
+            ),
             GpuError::LengthMismatch => f.write_str("input and output lengths differ"),
             GpuError::CapacityExceeded => f.write_str("more values than one accumulator can hold"),
             GpuError::InvalidLaunch(why) => write!(f, "invalid launch: {why}"),
             GpuError::InvalidPointer(why) => write!(f, "invalid pointer: {why}"),
             GpuError::Core(e) => write!(f, "core error: {e:?}"),
-            GpuError::NoHipRuntime => f.write_str(
-                "the HIP runtime library (libamdhip64.so.7, .so.6, .so.5 or libamdhip64.so) could not be loaded",
-            ),
-            GpuError::NoHipDevice { ordinal, count } => {
-                write!(f, "no HIP device {ordinal} (the runtime reports {count})")
-            }
             GpuError::HostOutOfMemory { bytes } => {
                 write!(f, "out of host memory ({bytes} bytes asked for)")
             }

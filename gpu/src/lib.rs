@@ -25,9 +25,10 @@
 //! (never a silent fallback).
 
 #![warn(missing_docs)]
+#![forbid(unsafe_op_in_unsafe_fn)]
 
 mod error;
-pub use error::GpuError;
+pub use error::{Api, GpuError};
 
 /// The folds the GPU kernels are built for.
 pub const GPU_FOLDS: core::ops::RangeInclusive<usize> = 2..=8;
@@ -50,6 +51,9 @@ mod layout {
     /// Tiles per group of the cumsum's prefix tree (`RS_GROUP` in the kernel source).
     pub(crate) const GROUP: u64 = 256;
 
+    /// Raking threads of the kernels' block scan (`RS_RAKE` in the kernel source).
+    pub(crate) const RAKE: usize = 32;
+
     /// Bytes of the workspace's counter buffer: the sum's counter (16 bytes), then the
     /// cumsum's control words (`ctl`: the two tile lists' counts and the prefix kernel's
     /// counter).
@@ -71,6 +75,12 @@ mod layout {
 
 #[cfg(any(feature = "cuda", feature = "hip"))]
 mod host;
+
+#[cfg(any(feature = "cuda", feature = "hip"))]
+pub mod runtime;
+
+#[cfg(any(feature = "cuda", feature = "hip"))]
+pub mod device;
 
 #[cfg(feature = "cuda")]
 pub mod cuda;

@@ -130,7 +130,7 @@ pub fn cumsum_check<T: GpuFloat>(
     t: &mut Tally,
     cumsum_launches: &[Launch],
 ) {
-    let mut out = match DeviceBuffer::<T>::alloc(dev, n) {
+    let mut out = match DeviceBuffer::<T>::zeroed(dev, n) {
         Ok(o) => o,
         Err(e) => return t.check(false, || format!("{name}: alloc: {e}")),
     };
@@ -318,7 +318,7 @@ fn from_paths<T: GpuFloat + StartFloat>(
         Ok(b) => b,
         Err(e) => return t.check(false, || format!("{name}: upload: {e}")),
     };
-    let mut out = match DeviceBuffer::<T>::alloc(dev, n) {
+    let mut out = match DeviceBuffer::<T>::zeroed(dev, n) {
         Ok(o) => o,
         Err(e) => return t.check(false, || format!("{name}: alloc: {e}")),
     };
@@ -446,7 +446,7 @@ pub fn split_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
                 let piece = &xs[at..at + len];
                 at += len;
                 let r = DeviceBuffer::from_host(dev, piece).and_then(|b| {
-                    let mut o = DeviceBuffer::<T>::alloc(dev, len)?;
+                    let mut o = DeviceBuffer::<T>::zeroed(dev, len)?;
                     dev.cumsum_from(&acc, &b, &mut o)?;
                     dev.add_to(&mut acc, &b)?;
                     o.to_host()
@@ -479,7 +479,7 @@ pub fn split_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
 pub fn from_error_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
     let xs = starts::input::<T>("mixed", 5000, 3);
     let buf = DeviceBuffer::from_host(dev, &xs).expect("upload");
-    let mut out = DeviceBuffer::<T>::alloc(dev, xs.len()).expect("alloc");
+    let mut out = DeviceBuffer::<T>::zeroed(dev, xs.len()).expect("alloc");
     let untouched = |o: &DeviceBuffer<T>| {
         o.to_host()
             .map(|v| v.iter().all(|x| x.bits() == poison::<T>().bits()))
@@ -579,7 +579,7 @@ pub fn from_error_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) 
         || format!("add past capacity: {r:?}"),
     );
     // Lengths that differ.
-    let mut short = DeviceBuffer::<T>::alloc(dev, xs.len() - 1).expect("alloc");
+    let mut short = DeviceBuffer::<T>::zeroed(dev, xs.len() - 1).expect("alloc");
     short.fill_bytes(0xA5).unwrap();
     let r = dev.cumsum_from(&base, &buf, &mut short);
     t.check(r == Err(GpuError::LengthMismatch) && untouched(&short), || {

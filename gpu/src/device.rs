@@ -1,0 +1,2122 @@
+//! The host side of the kernels, written once for every [`Runtime`]: opening and checking a
+//! device, its reusable workspace, device buffers, the sum, the accumulator, the cumulative
+//! sum (from a start or not) on device pointers, device buffers and host slices, and the
+//! pointer entry points the C library calls.
+//!
+//! Every call makes the device's context current and the caller's current again when it
+//! returns ([`Bound`]). Every call returns when its result is written (the stream is
+//! synchronised). Errors found before a launch leave every output untouched; a device fault
+//! in the middle of a cumsum may leave a device-resident output partly written.
+
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use reprosum_core::{encoding, DynAccumulator, Float};
+
+use crate::host::{self, MAX_STATE_BYTES};
+use crate::layout::{CONTROL_BYTES, GROUP, RAKE};
+use crate::runtime::{Func, Handle, Memory, Runtime, Side};
+use crate::{check_fold, GpuError, GPU_FOLDS};
+
+/// The default threads per block of the sum (halved for the default launch while a kernel's
+/// shared memory would not fit the device).
+pub const DEFAULT_BLOCK: u32 = 256;
+/// Threads per block of the cumulative sum's tile kernels unless a launch says otherwise
+/// (measured on the H200: 128 threads beat 256 by about 15%; any block size is correct).
+pub const CUMSUM_BLOCK: u32 = 128;
+/// Shared memory a block may use without an opt-in.
+const SMEM_DEFAULT_LIMIT: usize = 48 * 1024;
+
+/// An element type the kernels are built for: `f32` or `f64`.
+pub trait GpuFloat: Float + Default {
+    /// The kernel name suffix.
+    const SUFFIX: &'static str;
+    /// Index in per-type tables.
+    #[doc(hidden)]
+    const SLOT: usize;
+    /// Elements each thread of a cumsum tile handles (`RsF<T>::TILE_E` in the kernel
+    /// source).
+    #[doc(hidden)]
+    const TILE_ITEMS: u32;
+    /// The largest cumsum tile whose per-thread sums of pieces the reduce pass hands to
+    /// the scan pass (`rs_reuse_tile_max` in the kernel source).
+    #[doc(hidden)]
+    const REUSE_TILE_MAX: u64;
+}
+
+impl GpuFloat for f64 {
+    const SUFFIX: &'static str = "f64";
+    const SLOT: usize = 0;
+    const TILE_ITEMS: u32 = 16;
+    const REUSE_TILE_MAX: u64 = 8192;
+}
+
+impl GpuFloat for f32 {
+    const SUFFIX: &'static str = "f32";
+    const SLOT: usize = 1;
+    const TILE_ITEMS: u32 = 32;
+    const REUSE_TILE_MAX: u64 = 4096;
+}
+
+/// A stream handle (`CUstream` / `cudaStream_t`, or `hipStream_t`). The default is the
+/// null (legacy default) stream.
+#[derive(Clone, Copy, Debug)]
+pub struct Stream(Handle);
+
+// SAFETY: a stream handle is an opaque runtime handle usable from any thread.
+unsafe impl Send for Stream {}
+// SAFETY: as above; the handle is never dereferenced on the host.
+unsafe impl Sync for Stream {}
+
+impl Stream {
+    /// The null (default) stream.
+    pub const DEFAULT: Stream = Stream(std::ptr::null_mut());
+
+    /// Wraps a raw stream handle (null means the default stream).
+    ///
+    /// # Safety
+    /// `raw` must be null or a live stream of the device the call runs on, and stay live
+    /// during the call.
+    pub unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Stream(raw)
+    }
+
+    /// The raw handle.
+    pub fn as_raw(self) -> *mut c_void {
+        self.0
+    }
+}
+
+/// Launch settings, for tests and tuning (the defaults are chosen per device).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Launch {
+    /// Threads per block (default [`DEFAULT_BLOCK`] for the sum, [`CUMSUM_BLOCK`] for the
+    /// cumulative sum); any value from 1 to the kernel's limit whose shared memory fits.
+    pub block: Option<u32>,
+    /// Blocks of the sum kernel (default: enough to fill the device); any value >= 1.
+    pub grid: Option<u32>,
+}
+
+/// One launch's kernel arguments, by value (each kernel parameter is a 64-bit address or
+/// count): built for the one launch, in the order of that kernel's parameter list.
+struct Args<const N: usize>([u64; N]);
+
+impl<const N: usize> Args<N> {
+    /// The pointers to the values the runtime reads at launch.
+    fn pointers(&mut self) -> [*mut c_void; N] {
+        let mut out = [std::ptr::null_mut(); N];
+        for (p, v) in out.iter_mut().zip(self.0.iter_mut()) {
+            *p = v as *mut u64 as *mut c_void;
+        }
+        out
+    }
+}
+
+// Parameters of each kernel (checked against the kernel source by a test).
+const SUM_PARAMS: usize = 5;
+const REDUCE_PARAMS: usize = 5;
+const REDUCE_FIXED_PARAMS: usize = 7;
+const PREFIXES_PARAMS: usize = 3;
+const SCAN_PARAMS: usize = 8;
+const SCAN_FIXED_PARAMS: usize = 10;
+const PROBE_PARAMS: usize = 4;
+
+/// `rs_sum_*(x, n, states, counter, result)`.
+fn sum_args(x: u64, n: u64, states: u64, counter: u64, result: u64) -> Args<SUM_PARAMS> {
+    Args([x, n, states, counter, result])
+}
+
+/// `rs_tile_reduce_*(x, n, tiles, count, list)`; the fixed kernel also takes
+/// `(parts, tops)` ([`reduce_fixed_args`]).
+fn reduce_args(x: u64, n: u64, tiles: u64, ctl: u64, list: u64) -> Args<REDUCE_PARAMS> {
+    Args([x, n, tiles, ctl, list])
+}
+
+/// `rs_tile_reduce_fixed_*(x, n, tiles, count, list, parts, tops)`.
+fn reduce_fixed_args(
+    x: u64,
+    n: u64,
+    tiles: u64,
+    ctl: u64,
+    list: u64,
+    parts: u64,
+    tops: u64,
+) -> Args<REDUCE_FIXED_PARAMS> {
+    Args([x, n, tiles, ctl, list, parts, tops])
+}
+
+/// `rs_tile_prefixes_*(tiles, ntiles, ctl)`.
+fn prefixes_args(tiles: u64, ntiles: u64, ctl: u64) -> Args<PREFIXES_PARAMS> {
+    Args([tiles, ntiles, ctl])
+}
+
+/// The scan kernels' common arguments.
+#[derive(Clone, Copy)]
+struct Scan {
+    x: u64,
+    out: u64,
+    n: u64,
+    prefixes: u64,
+    start: u64,
+    ntiles: u64,
+    ctl: u64,
+}
+
+/// `rs_tile_scan_*(x, out, n, prefixes, start, ntiles, count, list)`.
+fn scan_args(s: Scan, list: u64) -> Args<SCAN_PARAMS> {
+    Args([s.x, s.out, s.n, s.prefixes, s.start, s.ntiles, s.ctl, list])
+}
+
+/// `rs_tile_scan_fixed_*(x, out, n, prefixes, start, ntiles, count, list, parts, tops)`.
+fn scan_fixed_args(s: Scan, list: u64, parts: u64, tops: u64) -> Args<SCAN_FIXED_PARAMS> {
+    Args([
+        s.x, s.out, s.n, s.prefixes, s.start, s.ntiles, s.ctl, list, parts, tops,
+    ])
+}
+
+/// The kernels of one type and fold.
+#[derive(Clone, Copy)]
+struct Kernels {
+    sum: Func,
+    tile_reduce: Func,
+    tile_prefixes: Func,
+    tile_scan: Func,
+    /// With [`crate::runtime::Caps::fixed_window`].
+    tile_reduce_fixed: Option<Func>,
+    /// With [`crate::runtime::Caps::fixed_window`].
+    tile_scan_fixed: Option<Func>,
+}
+
+/// The calling thread's current context, made current again when this is dropped.
+///
+/// Every call of this crate holds one while it works on a device (so the caller's context,
+/// or none, is current again afterwards, as cudarc does); an entry point may also hold one
+/// across several calls ([`Bound::save`]). Without a runtime it holds nothing and restores
+/// nothing.
+#[must_use = "the context is restored when this is dropped"]
+pub struct Bound<R: Runtime> {
+    saved: Option<R::Ctx>,
+    /// Not `Send`: it restores the context of the thread that made it.
+    _thread: PhantomData<*const ()>,
+}
+
+impl<R: Runtime> Bound<R> {
+    /// Saves the calling thread's current context (possibly none).
+    pub fn save() -> Self {
+        Bound {
+            saved: R::init().and_then(|()| R::current()).ok(),
+            _thread: PhantomData,
+        }
+    }
+
+    /// Saves the current context, then makes `ctx` current.
+    fn bind(ctx: R::Ctx) -> Result<Self, GpuError> {
+        let saved = Self::save();
+        R::make_current(ctx)?;
+        Ok(saved)
+    }
+}
+
+impl<R: Runtime> Drop for Bound<R> {
+    fn drop(&mut self) {
+        if let Some(ctx) = self.saved.take() {
+            // A context the caller destroyed meanwhile is the caller's error; the runtime
+            // reports it and it is ignored here (drop cannot report).
+            let _ = R::make_current(ctx);
+        }
+    }
+}
+
+/// Device memory owned by a workspace (grown, never shrunk).
+struct DevMem {
+    ptr: u64,
+    bytes: usize,
+}
+
+impl DevMem {
+    const fn empty() -> Self {
+        DevMem { ptr: 0, bytes: 0 }
+    }
+
+    /// At least `bytes` bytes. The device's context must be current (the workspace's
+    /// methods are called with it bound).
+    fn ensure<R: Runtime>(&mut self, bytes: usize) -> Result<(), GpuError> {
+        if bytes <= self.bytes && self.ptr != 0 {
+            return Ok(());
+        }
+        let bytes = bytes.max(256);
+        if self.ptr != 0 {
+            // SAFETY: ptr came from malloc in this context and no work using it is pending
+            // (every call synchronises before releasing the workspace).
+            unsafe { R::free(self.ptr) }?;
+            self.ptr = 0;
+            self.bytes = 0;
+        }
+        // SAFETY: the device's context is current (see above).
+        self.ptr = unsafe { R::malloc(bytes) }?;
+        self.bytes = bytes;
+        Ok(())
+    }
+}
+
+/// The host buffer a sum's result arrives in: page-locked (and mapped, when the runtime
+/// can: the kernel then writes it directly), or a heap buffer and a copy.
+enum HostResult {
+    None,
+    Pinned { ptr: *mut u8, bytes: usize, dev: u64 },
+    Heap(Vec<u8>),
+}
+
+struct Workspace {
+    states: DevMem,
+    counter: DevMem,
+    result: DevMem,
+    tiles: DevMem,
+    /// The cumsum's two lists of tile numbers for the general kernels (reduce, then scan);
+    /// their counts are control words in `counter`.
+    list: DevMem,
+    /// What the cumsum's reduce pass hands its scan pass: per tile, each thread's sums of
+    /// the pieces before it per slot, then every tile's window (see the kernels).
+    parts: DevMem,
+    /// A cumsum's start state (the kernels' layout), uploaded on the call's stream from
+    /// `start_host` (here for the life of the device: it outlives any copy).
+    start: DevMem,
+    start_host: [u8; MAX_STATE_BYTES],
+    input: DevMem,
+    output: DevMem,
+    host: HostResult,
+    /// The counter may be non-zero (a launch failed): zero it before the next sum.
+    dirty: bool,
+    /// The cumsum's control words (`counter`, bytes 16..32) may not be as the kernels leave
+    /// them (never used, or a call failed): zero them before the next cumsum.
+    ctl_dirty: bool,
+}
+
+impl Workspace {
+    fn new() -> Self {
+        Workspace {
+            states: DevMem::empty(),
+            counter: DevMem::empty(),
+            result: DevMem::empty(),
+            tiles: DevMem::empty(),
+            list: DevMem::empty(),
+            parts: DevMem::empty(),
+            start: DevMem::empty(),
+            start_host: [0; MAX_STATE_BYTES],
+            input: DevMem::empty(),
+            output: DevMem::empty(),
+            host: HostResult::None,
+            dirty: true,
+            ctl_dirty: true,
+        }
+    }
+
+    /// A host result buffer of at least `bytes` bytes: its host address and, when the
+    /// kernel can write it directly, its device address (else 0).
+    fn ensure_host<R: Runtime>(&mut self, bytes: usize) -> Result<(*mut u8, u64), GpuError> {
+        match &mut self.host {
+            HostResult::Pinned {
+                ptr,
+                bytes: have,
+                dev,
+            } if *have >= bytes => return Ok((*ptr, *dev)),
+            HostResult::Heap(v) if v.len() >= bytes => return Ok((v.as_mut_ptr(), 0)),
+            HostResult::Pinned { ptr, .. } => {
+                // SAFETY: ptr came from malloc_host; no copy into it or kernel writing it is
+                // pending (every call synchronises before releasing the workspace).
+                unsafe { R::free_host(*ptr) }?;
+                self.host = HostResult::None;
+            }
+            _ => {}
+        }
+        let bytes = bytes.max(1024);
+        // Page-locked and mapped into the device's address space, so that a small sum's
+        // result needs no copy after the kernel (the copy costs a few microseconds of
+        // latency). Where the runtime has none, a heap buffer and a copy.
+        // SAFETY: the device's context is current (the caller holds it bound).
+        self.host = match unsafe { R::malloc_host(bytes) }? {
+            Some((ptr, dev)) => HostResult::Pinned { ptr, bytes, dev },
+            None => HostResult::Heap(host::host_vec(bytes, 0u8)?),
+        };
+        self.ensure_host::<R>(bytes)
+    }
+}
+
+/// A device with the reprosum module loaded and checked.
+pub struct Device<R: Runtime> {
+    ordinal: usize,
+    ctx: R::Ctx,
+    name: String,
+    arch: String,
+    compute_capability: (i32, i32),
+    multiprocessors: u32,
+    max_smem: u32,
+    warp_size: u32,
+    kernels: [[Kernels; 7]; 2],
+    probe: Func,
+    ws: Mutex<Workspace>,
+    occ: Mutex<Vec<OccEntry>>,
+    /// Used only with the workspace locked.
+    side: Option<Side>,
+}
+
+/// A cached occupancy: (function, block, shared memory) -> blocks per multiprocessor.
+type OccEntry = ((usize, u32, u32), Option<u32>);
+
+// SAFETY: the context, module, function, stream and event handles are runtime handles usable
+// from any thread (each call makes the context current first); the workspace is behind a
+// Mutex.
+unsafe impl<R: Runtime> Send for Device<R> {}
+// SAFETY: as above.
+unsafe impl<R: Runtime> Sync for Device<R> {}
+
+/// The device with this ordinal, opened, probed and cached on first use.
+///
+/// # Errors
+/// [`GpuError::NoRuntime`], [`GpuError::NoDevice`], a runtime error, or
+/// [`GpuError::ProbeFailed`] if the device's arithmetic is not the IEEE arithmetic the
+/// format needs. A failure is not cached: a later call tries again.
+pub fn device<R: Runtime>(ordinal: usize) -> Result<Arc<Device<R>>, GpuError> {
+    R::init()?;
+    let count = R::device_count()?;
+    if ordinal >= count {
+        return Err(GpuError::NoDevice {
+            api: R::API,
+            ordinal,
+            count,
+        });
+    }
+    let mut cache = R::devices().lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() < count {
+        cache.resize(count, None);
+    }
+    if let Some(d) = &cache[ordinal] {
+        return Ok(d.clone());
+    }
+    let d = Arc::new(Device::<R>::open(ordinal)?);
+    d.probe()?;
+    d.self_check()?;
+    cache[ordinal] = Some(d.clone());
+    Ok(d)
+}
+
+impl<R: Runtime> Device<R> {
+    fn open(ordinal: usize) -> Result<Self, GpuError> {
+        let _bound = Bound::<R>::save();
+        let o = R::open(ordinal)?;
+        let mut kernels = Vec::with_capacity(2);
+        for t in ["f64", "f32"] {
+            let mut row = Vec::with_capacity(7);
+            for k in GPU_FOLDS {
+                // SAFETY: the module `open` just loaded, in the context it made current.
+                let f = |name: &str| unsafe { R::function(o.module, &format!("rs_{name}_{t}_k{k}")) };
+                let fixed = |name: &str| -> Result<Option<Func>, GpuError> {
+                    if R::CAPS.fixed_window {
+                        f(name).map(Some)
+                    } else {
+                        Ok(None)
+                    }
+                };
+                row.push(Kernels {
+                    sum: f("sum")?,
+                    tile_reduce: f("tile_reduce")?,
+                    tile_prefixes: f("tile_prefixes")?,
+                    tile_scan: f("tile_scan")?,
+                    tile_reduce_fixed: fixed("tile_reduce_fixed")?,
+                    tile_scan_fixed: fixed("tile_scan_fixed")?,
+                });
+            }
+            kernels.push(row);
+        }
+        let to7 = |v: &[Kernels]| -> [Kernels; 7] { [v[0], v[1], v[2], v[3], v[4], v[5], v[6]] };
+        let kernels = [to7(&kernels[0]), to7(&kernels[1])];
+        // SAFETY: as above.
+        let probe = unsafe { R::function(o.module, "rs_probe") }?;
+        Ok(Device {
+            ordinal,
+            ctx: o.ctx,
+            name: o.name,
+            arch: o.arch,
+            compute_capability: o.compute_capability,
+            multiprocessors: o.multiprocessors,
+            max_smem: o.max_smem,
+            warp_size: o.warp_size,
+            kernels,
+            probe,
+            ws: Mutex::new(Workspace::new()),
+            occ: Mutex::new(Vec::new()),
+            side: R::side()?,
+        })
+    }
+
+    /// The device ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    /// The device name the runtime reports.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The target: `sm_90` (CUDA), `gfx90a:sramecc+:xnack-` (HIP), or "unknown".
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    /// The compute capability (major, minor) on CUDA; (0, 0) on HIP.
+    pub fn compute_capability(&self) -> (i32, i32) {
+        self.compute_capability
+    }
+
+    /// Streaming multiprocessors (CUDA) or compute units (HIP).
+    pub fn sm_count(&self) -> u32 {
+        self.multiprocessors
+    }
+
+    /// Compute units (HIP's name for [`Device::sm_count`]).
+    pub fn cu_count(&self) -> u32 {
+        self.multiprocessors
+    }
+
+    /// The warp (wavefront) width: 32 on NVIDIA and RDNA, 64 on CDNA. The kernels do not
+    /// depend on it.
+    pub fn warp_size(&self) -> u32 {
+        self.warp_size
+    }
+
+    /// The largest block size the sum kernel of this type and fold takes on this device
+    /// (the kernel's limit and the device's shared memory).
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`].
+    pub fn max_sum_block<T: GpuFloat>(&self, fold: usize) -> Result<u32, GpuError> {
+        let f = self.kernels::<T>(fold)?.sum;
+        let per = (2 * fold + 1) * T::BYTES;
+        let fit = (self.max_smem as usize).saturating_sub(16) / per;
+        Ok(f.max_threads.min(fit as u32))
+    }
+
+    fn bind(&self) -> Result<Bound<R>, GpuError> {
+        Bound::bind(self.ctx)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Workspace> {
+        self.ws.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn kernels<T: GpuFloat>(&self, fold: usize) -> Result<Kernels, GpuError> {
+        check_fold(fold)?;
+        Ok(self.kernels[T::SLOT][fold - GPU_FOLDS.start()])
+    }
+
+    fn occupancy(&self, f: &Func, block: u32, smem: u32) -> Result<Option<u32>, GpuError> {
+        let key = (f.f as usize, block, smem);
+        let mut cache = self.occ.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&(_, v)) = cache.iter().find(|(k, _)| *k == key) {
+            return Ok(v);
+        }
+        let v = R::occupancy(f, block, smem)?;
+        cache.push((key, v));
+        Ok(v)
+    }
+
+    /// The block size and dynamic shared memory of a launch of `f`. An explicit block size
+    /// that does not fit is an error; the default is halved until it fits.
+    fn block_for(
+        &self,
+        f: &Func,
+        block: Option<u32>,
+        default: u32,
+        smem_per_thread: usize,
+        smem_fixed: usize,
+    ) -> Result<(u32, u32), GpuError> {
+        let smem_of = |b: u32| smem_fixed + smem_per_thread * b as usize;
+        let b = match block {
+            Some(b) => b,
+            None => {
+                let mut b = default.min(f.max_threads);
+                while b > 32 && smem_of(b) > self.max_smem as usize {
+                    b /= 2;
+                }
+                b
+            }
+        };
+        if b == 0 || b > f.max_threads {
+            return Err(GpuError::InvalidLaunch(format!(
+                "block size {b} (this kernel takes 1..={})",
+                f.max_threads
+            )));
+        }
+        let smem = smem_of(b);
+        if smem > self.max_smem as usize {
+            return Err(GpuError::InvalidLaunch(format!(
+                "block size {b} needs {smem} bytes of shared memory (device limit {})",
+                self.max_smem
+            )));
+        }
+        if smem > SMEM_DEFAULT_LIMIT && R::CAPS.smem_opt_in {
+            R::allow_smem(f, smem as u32)?;
+        }
+        Ok((b, smem as u32))
+    }
+
+    /// Launches `f` with `args`.
+    ///
+    /// # Safety
+    /// `args` are `f`'s parameters, and every address in them is valid for the access the
+    /// kernel makes until the stream has run it.
+    unsafe fn launch<const N: usize>(
+        &self,
+        f: &Func,
+        grid: u32,
+        block: u32,
+        smem: u32,
+        stream: Stream,
+        mut args: Args<N>,
+    ) -> Result<(), GpuError> {
+        let mut p = args.pointers();
+        // SAFETY: the caller's contract; `args` outlives the call (the runtime copies the
+        // values at launch).
+        unsafe { R::launch(f, grid, block, smem, stream.0, &mut p) }
+    }
+
+    /// The sum of `n` values at device address `x`, as the accumulator state plus the
+    /// device-converted value.
+    ///
+    /// # Safety
+    /// `x` must point to `n` readable values of type T in this device's memory (or be
+    /// anything when `n == 0`), aligned to T.
+    unsafe fn sum_state<T: GpuFloat>(
+        &self,
+        x: u64,
+        n: usize,
+        fold: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(DynAccumulator<T>, T), GpuError> {
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        // SAFETY: the caller's contract; the context is bound and the workspace locked.
+        unsafe { self.sum_locked(&mut ws, x, n, fold, stream, launch) }
+    }
+
+    /// [`Device::sum_state`] with the context bound and the workspace locked.
+    ///
+    /// # Safety
+    /// As [`Device::sum_state`].
+    unsafe fn sum_locked<T: GpuFloat>(
+        &self,
+        ws: &mut Workspace,
+        x: u64,
+        n: usize,
+        fold: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(DynAccumulator<T>, T), GpuError> {
+        let k = self.kernels::<T>(fold)?;
+        if n as u64 > T::CAPACITY {
+            return Err(GpuError::CapacityExceeded);
+        }
+        if n > 0 && (x == 0 || x & (T::BYTES as u64 - 1) != 0) {
+            return Err(GpuError::InvalidPointer("null or misaligned input"));
+        }
+        let slots = 2 * fold + 1;
+        let vec = 16 / T::BYTES as u64;
+        // Small inputs take a small block (fewer merge levels); any block size is correct.
+        let small = (n as u64)
+            .div_ceil(4 * vec)
+            .next_power_of_two()
+            .clamp(32, DEFAULT_BLOCK as u64) as u32;
+        let (block, smem) = self.block_for(&k.sum, launch.block, small, slots * T::BYTES, 16)?;
+        let per_block = block as u64 * 4 * vec;
+        let blocks = (n as u64).div_ceil(per_block).max(1);
+        let grid = match launch.grid {
+            Some(0) => return Err(GpuError::InvalidLaunch("grid size 0".into())),
+            Some(g) => g,
+            None if blocks <= self.multiprocessors as u64 => blocks as u32,
+            None => {
+                let per_mp = self.occupancy(&k.sum, block, smem)?.unwrap_or(8).max(1);
+                (self.multiprocessors as u64 * per_mp as u64).min(blocks) as u32
+            }
+        };
+        ws.states.ensure::<R>(grid as usize * slots * T::BYTES)?;
+        let first = ws.counter.ptr == 0;
+        ws.counter.ensure::<R>(CONTROL_BYTES)?;
+        ws.result.ensure::<R>((slots + 1) * T::BYTES)?;
+        let bytes = (slots + 1) * T::BYTES;
+        let (host_ptr, host_dev) = ws.ensure_host::<R>(bytes)?;
+        if first || ws.dirty {
+            // SAFETY: the counter holds CONTROL_BYTES >= 16 bytes of this context.
+            unsafe { R::memset(ws.counter.ptr, 0, 16, stream.0) }?;
+        }
+        ws.dirty = true;
+        let mapped = host_dev != 0;
+        let result = if mapped { host_dev } else { ws.result.ptr };
+        // Poison the result, so that a kernel that did not write it cannot pass for one
+        // that did (the state's flags slot would not decode).
+        // SAFETY: the host buffer holds at least `bytes` bytes; nothing else uses it while the
+        // workspace is locked.
+        unsafe { std::ptr::write_bytes(host_ptr, 0xFF, bytes) };
+        let args = sum_args(x, n as u64, ws.states.ptr, ws.counter.ptr, result);
+        // SAFETY: the kernel reads n values at x (the caller's contract) and writes `grid`
+        // states, the counter and the result, all allocated above for this launch.
+        unsafe { self.launch(&k.sum, grid, block, smem, stream, args) }?;
+        if !mapped {
+            // SAFETY: the host buffer holds `bytes` bytes and stays allocated (workspace
+            // locked) until the synchronisation below.
+            unsafe { R::copy_dtoh(host_ptr, ws.result.ptr, bytes, stream.0) }?;
+        }
+        // The kernel's writes to mapped memory are visible to the host once the stream
+        // is synchronised.
+        // SAFETY: the caller's stream (or the default one) of this context.
+        unsafe { R::synchronize(stream.0) }?;
+        ws.dirty = false;
+        // SAFETY: `bytes` bytes written by the kernel or the copy, now complete.
+        let raw = unsafe { std::slice::from_raw_parts(host_ptr, bytes) };
+        let acc = state_to_accumulator::<T>(raw, fold, n as u64)?;
+        let value = T::from_bits_u64(le_word(&raw[2 * fold * T::BYTES + T::BYTES..], T::BYTES));
+        Ok((acc, value))
+    }
+
+    /// The cumulative sum of `n` values at device address `x` into `out` (may equal `x`),
+    /// continued from `start` when there is one (then `fold` must be its fold).
+    ///
+    /// # Safety
+    /// `x` and `out` must point to `n` values of T in this device's memory, aligned.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn cumsum_dev<T: GpuFloat>(
+        &self,
+        x: u64,
+        out: u64,
+        n: usize,
+        fold: usize,
+        start: Option<&DynAccumulator<T>>,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        // SAFETY: the caller's contract; the context is bound and the workspace locked.
+        unsafe { self.cumsum_locked::<T>(&mut ws, x, out, n, fold, start, stream, launch) }
+    }
+
+    /// [`Device::cumsum_dev`] with the context bound and the workspace locked. Returns when
+    /// every kernel of the call has finished; on an error, when the side stream's kernel
+    /// (tile 0) has, if it was queued (kernels already queued on the caller's stream may
+    /// still run).
+    ///
+    /// # Safety
+    /// As [`Device::cumsum_dev`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn cumsum_locked<T: GpuFloat>(
+        &self,
+        ws: &mut Workspace,
+        x: u64,
+        out: u64,
+        n: usize,
+        fold: usize,
+        start: Option<&DynAccumulator<T>>,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        let mut forked = false;
+        // SAFETY: the caller's contract.
+        let queued =
+            unsafe { self.cumsum_queue::<T>(ws, x, out, n, fold, start, stream, launch, &mut forked) };
+        let r = queued.and_then(|queued| {
+            if let (true, Some(side)) = (forked, &self.side) {
+                // SAFETY: live handles of this context.
+                unsafe { R::wait(stream.0, side.join) }?;
+            }
+            if queued {
+                // SAFETY: the caller's stream of this context.
+                unsafe { R::synchronize(stream.0) }?;
+            }
+            Ok(queued)
+        });
+        if let (true, true, Some(side)) = (forked, r.is_err(), &self.side) {
+            // Nothing the call queued may still run once it returns: the side stream's
+            // tile writes to the output. (Its own error, if any, is the same fault.)
+            // SAFETY: the device's own side stream.
+            let _ = unsafe { R::synchronize(side.stream) };
+        }
+        if r? {
+            ws.ctl_dirty = false;
+        }
+        Ok(())
+    }
+
+    /// Queues the cumsum's kernels; true when it queued any (false: nothing to do). Sets
+    /// `forked` once the side stream has work of this call. `start` (at this fold) is
+    /// uploaded before the kernels on `stream`.
+    ///
+    /// # Safety
+    /// As [`Device::cumsum_dev`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn cumsum_queue<T: GpuFloat>(
+        &self,
+        ws: &mut Workspace,
+        x: u64,
+        out: u64,
+        n: usize,
+        fold: usize,
+        start: Option<&DynAccumulator<T>>,
+        stream: Stream,
+        launch: &Launch,
+        forked: &mut bool,
+    ) -> Result<bool, GpuError> {
+        let k = self.kernels::<T>(fold)?;
+        debug_assert!(
+            start.is_none_or(|s| s.fold() == fold),
+            "a start's cumsum runs at its fold"
+        );
+        host::check_room::<T>(start.map_or(0, |s| s.count()), n)?;
+        if n == 0 {
+            return Ok(false);
+        }
+        if x == 0 || out == 0 || x & (T::BYTES as u64 - 1) != 0 || out & (T::BYTES as u64 - 1) != 0 {
+            return Err(GpuError::InvalidPointer("null or misaligned input or output"));
+        }
+        let slots = 2 * fold + 1;
+        let per_thread = slots * T::BYTES + (T::TILE_ITEMS as usize + 1) * T::BYTES;
+        let rake = RAKE * slots * T::BYTES;
+        let (block, smem_scan) =
+            self.block_for(&k.tile_scan, launch.block, CUMSUM_BLOCK, per_thread, 16 + rake)?;
+        let tile = block as u64 * T::TILE_ITEMS as u64;
+        let ntiles = (n as u64).div_ceil(tile);
+        if ntiles > i32::MAX as u64 {
+            return Err(GpuError::InvalidLaunch("too many tiles".into()));
+        }
+        let (rblock, smem_reduce) =
+            self.block_for(&k.tile_reduce, Some(block), block, slots * T::BYTES, 16)?;
+        if rblock != block {
+            return Err(GpuError::InvalidLaunch("block size".into()));
+        }
+        // The fixed-window kernels' shared memory (`rs_fixed_smem`): per thread K doubles (and
+        // one pad double every 16 threads, bounded by K bytes per thread), a magnitude and a
+        // run of E values; K (RAKE + 1) doubles, RAKE magnitudes and a state more, after a
+        // 16-byte header, with 16 bytes to align the runs. None when a kernel cannot take
+        // this block (or the runtime does not run them): the general kernels take all.
+        let fixed_per_thread = fold * 9 + T::BYTES + T::TILE_ITEMS as usize * T::BYTES;
+        let fixed_smem = |f: Option<Func>| {
+            let f = f?;
+            let fixed = 32 + fold * 8 + RAKE * (fold * 8 + T::BYTES) + slots * T::BYTES;
+            self.block_for(&f, Some(block), block, fixed_per_thread, fixed)
+                .ok()
+                .map(|(_, smem)| (f, smem))
+        };
+        let rfixed = fixed_smem(k.tile_reduce_fixed);
+        let sfixed = fixed_smem(k.tile_scan_fixed).filter(|_| ntiles > 1);
+        // The tiles' prefix tree (`rs_tile_prefixes`): a block per group of GROUP tiles.
+        let (pblock, smem_prefixes) =
+            self.block_for(&k.tile_prefixes, None, DEFAULT_BLOCK, slots * T::BYTES, 16 + rake)?;
+        let ngroups = ntiles.div_ceil(GROUP);
+        ws.counter.ensure::<R>(CONTROL_BYTES)?;
+        let ctl = ws.counter.ptr + 16;
+        // The control words are as the kernels leave them after a completed call; after a
+        // failed one (or before the first), zero them.
+        if ws.ctl_dirty {
+            // SAFETY: the counter holds CONTROL_BYTES bytes of this context.
+            unsafe { R::memset(ctl, 0, CONTROL_BYTES - 16, stream.0) }?;
+        }
+        ws.ctl_dirty = true;
+        // The start state in the kernels' layout, on the caller's stream before every kernel
+        // of the call (the side stream's tile 0 is ordered after the first pass, so after the
+        // upload too). Null: no start (each scan kernel checks once per tile). An empty start
+        // (no value: no window, no flag) changes nothing and is none.
+        let mut start_ptr = 0;
+        if let Some(st) = start.filter(|s| s.count() > 0) {
+            let len = host::kernel_state(st, &mut ws.start_host);
+            ws.start.ensure::<R>(len)?;
+            // SAFETY: `start_host` lives as long as the device (it outlives the copy).
+            unsafe { R::copy_htod(ws.start.ptr, ws.start_host.as_ptr(), len, stream.0) }?;
+            start_ptr = ws.start.ptr;
+        }
+        let mut scan = Scan {
+            x,
+            out,
+            n: n as u64,
+            prefixes: 0,
+            start: start_ptr,
+            ntiles,
+            ctl: ctl + 4,
+        };
+        // Two lists of tiles for the general kernels (reduce, then scan); their counts are
+        // control words. Null lists: the general kernel takes every tile.
+        let (mut list_reduce, mut list_scan) = (0, 0);
+        // What the fixed reduce kernel hands the fixed scan kernel (none: the scan kernel
+        // takes every tile's pieces itself, as it does when the allocation fails).
+        let (mut parts, mut tops) = (0, 0);
+        if ntiles > 1 {
+            ws.tiles
+                .ensure::<R>((ntiles + ngroups) as usize * slots * T::BYTES)?;
+            let tiles = ws.tiles.ptr;
+            if rfixed.is_some() || sfixed.is_some() {
+                ws.list.ensure::<R>(2 * ntiles as usize * 4)?;
+            }
+            if rfixed.is_some() {
+                list_reduce = ws.list.ptr;
+            }
+            if sfixed.is_some() {
+                list_scan = ws.list.ptr + ntiles * 4;
+            }
+            if rfixed.is_some() && sfixed.is_some() && tile <= T::REUSE_TILE_MAX {
+                let handed = ntiles as usize * fold * block as usize * T::BYTES;
+                if ws.parts.ensure::<R>(handed + ntiles as usize * 4).is_ok() {
+                    parts = ws.parts.ptr;
+                    tops = ws.parts.ptr + handed as u64;
+                }
+            }
+            let np = n as u64;
+            // The first pass: the fixed-window kernel over every tile, listing those it
+            // leaves; the general kernel over the list (a grid-stride loop, so a small grid),
+            // or over every tile without the fixed kernel.
+            let mut grid = ntiles as u32;
+            if let Some((f, smem)) = rfixed {
+                let args = reduce_fixed_args(x, np, tiles, ctl, list_reduce, parts, tops);
+                // SAFETY: the kernel reads n values at x and writes the tiles' states, the
+                // list, its count and the handed sums, allocated above.
+                unsafe { self.launch(&f, grid, block, smem, stream, args) }?;
+                grid = grid.min(self.multiprocessors.saturating_mul(4).max(1));
+            }
+            let args = reduce_args(x, np, tiles, ctl, list_reduce);
+            // SAFETY: as above; the general kernel reads the list the fixed one wrote (or
+            // takes every tile with a null list).
+            unsafe { self.launch(&k.tile_reduce, grid, block, smem_reduce, stream, args) }?;
+            if let (Some(side), true) = (&self.side, sfixed.is_some() && R::CAPS.side_stream) {
+                // Tile 0 (its prefix is the start, or empty) on the general path, which takes
+                // a block's whole latency: on the side stream, once the reduce pass has read
+                // it (the output may be the input), beside the passes below. The fixed-window
+                // scan leaves it alone.
+                let args = scan_args(Scan { prefixes: 0, ..scan }, 0);
+                // SAFETY: live handles of this context; the kernel writes tile 0 of `out`,
+                // which no other kernel of the call writes, after the first pass has read it.
+                unsafe {
+                    R::record(side.fork, stream.0)?;
+                    R::wait(side.stream, side.fork)?;
+                    self.launch(&k.tile_scan, 1, block, smem_scan, Stream(side.stream), args)?;
+                    R::record(side.join, side.stream)?;
+                }
+                *forked = true;
+            }
+            let args = prefixes_args(tiles, ntiles, ctl);
+            // SAFETY: the kernel turns the tiles' states into their prefixes in place (the
+            // buffer holds ntiles + ngroups states).
+            unsafe {
+                self.launch(
+                    &k.tile_prefixes,
+                    ngroups as u32,
+                    pblock,
+                    smem_prefixes,
+                    stream,
+                    args,
+                )
+            }?;
+            scan.prefixes = tiles;
+        }
+        // Tiles: the fixed-window kernel takes every tile it can (but tile 0) and lists the
+        // others, which the general kernel then takes (a grid-stride loop over the list).
+        // With one tile (no prefixes) or a block the fixed kernel cannot take, the general
+        // kernel takes all.
+        let mut grid = ntiles as u32;
+        if let Some((f, smem)) = sfixed {
+            let args = scan_fixed_args(scan, list_scan, parts, tops);
+            // SAFETY: the kernel reads the input, the prefixes, the start and the handed sums
+            // and writes its tiles of `out` (n values, the caller's contract) and the list.
+            unsafe { self.launch(&f, grid, block, smem, stream, args) }?;
+            grid = grid.min(self.multiprocessors.saturating_mul(4).max(1));
+        }
+        let args = scan_args(scan, list_scan);
+        // SAFETY: as above, for the listed tiles (or every tile with a null list).
+        unsafe { self.launch(&k.tile_scan, grid, block, smem_scan, stream, args) }?;
+        Ok(true)
+    }
+
+    /// The reproducible sum of a device buffer at fold 3.
+    ///
+    /// # Errors
+    /// A runtime error, [`GpuError::CapacityExceeded`].
+    pub fn sum<T: GpuFloat>(&self, x: &DeviceBuffer<R, T>) -> Result<T, GpuError> {
+        self.sum_fold(x, reprosum_core::DEFAULT_FOLD)
+    }
+
+    /// The reproducible sum of a device buffer at a fold in [`GPU_FOLDS`].
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`], a runtime error, [`GpuError::CapacityExceeded`].
+    pub fn sum_fold<T: GpuFloat>(&self, x: &DeviceBuffer<R, T>, fold: usize) -> Result<T, GpuError> {
+        self.accumulate_with(x, fold, &Launch::default()).map(|r| r.1)
+    }
+
+    /// The accumulator of a device buffer's values: the core's state (same bytes), ready
+    /// to merge with CPU accumulators.
+    ///
+    /// # Errors
+    /// As [`Device::sum_fold`].
+    pub fn accumulate<T: GpuFloat>(
+        &self,
+        x: &DeviceBuffer<R, T>,
+        fold: usize,
+    ) -> Result<DynAccumulator<T>, GpuError> {
+        self.accumulate_with(x, fold, &Launch::default()).map(|r| r.0)
+    }
+
+    /// [`Device::accumulate`] with explicit launch settings, returning the accumulator and
+    /// the value converted on the device.
+    ///
+    /// # Errors
+    /// As [`Device::sum_fold`], and [`GpuError::InvalidLaunch`].
+    pub fn accumulate_with<T: GpuFloat>(
+        &self,
+        x: &DeviceBuffer<R, T>,
+        fold: usize,
+        launch: &Launch,
+    ) -> Result<(DynAccumulator<T>, T), GpuError> {
+        self.check_buffer(x)?;
+        // SAFETY: the buffer holds x.len values of T on this device.
+        unsafe { self.sum_state::<T>(x.ptr, x.len, fold, Stream::DEFAULT, launch) }
+    }
+
+    /// The sum of `n` values at a raw device address, on a caller's stream: returns the
+    /// accumulator and the value (converted on the device). The stream is synchronised.
+    ///
+    /// # Safety
+    /// `x` must be a device address of this device holding `n` values of T (aligned), and
+    /// `stream` a live stream of this device (or the default).
+    ///
+    /// # Errors
+    /// As [`Device::accumulate_with`].
+    pub unsafe fn accumulate_raw<T: GpuFloat>(
+        &self,
+        x: u64,
+        n: usize,
+        fold: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(DynAccumulator<T>, T), GpuError> {
+        // SAFETY: the caller's contract.
+        unsafe { self.sum_state::<T>(x, n, fold, stream, launch) }
+    }
+
+    /// The sum of a host slice (copied to the device through the reused workspace).
+    ///
+    /// # Errors
+    /// As [`Device::sum_fold`].
+    pub fn sum_host<T: GpuFloat>(&self, xs: &[T], fold: usize) -> Result<T, GpuError> {
+        self.accumulate_host_with(xs, fold, Stream::DEFAULT, &Launch::default())
+            .map(|r| r.1)
+    }
+
+    /// The accumulator of a host slice's values, with explicit stream and launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::accumulate_with`].
+    pub fn accumulate_host_with<T: GpuFloat>(
+        &self,
+        xs: &[T],
+        fold: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(DynAccumulator<T>, T), GpuError> {
+        check_fold(fold)?;
+        if xs.len() as u64 > T::CAPACITY {
+            return Err(GpuError::CapacityExceeded);
+        }
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        let bytes = std::mem::size_of_val(xs);
+        ws.input.ensure::<R>(bytes)?;
+        let ptr = ws.input.ptr;
+        // SAFETY: the staging buffer holds at least xs's bytes; the stream orders the copy
+        // before the kernel, and the call synchronises the stream before returning (so xs
+        // outlives the copy). The workspace stays locked throughout.
+        unsafe {
+            if bytes > 0 {
+                R::copy_htod(ptr, xs.as_ptr().cast(), bytes, stream.0)?;
+            }
+            self.sum_locked::<T>(&mut ws, ptr, xs.len(), fold, stream, launch)
+        }
+    }
+
+    /// The cumulative sum of a device buffer into another of the same length.
+    ///
+    /// # Errors
+    /// [`GpuError::LengthMismatch`], [`GpuError::UnsupportedFold`], a runtime error.
+    pub fn cumsum<T: GpuFloat>(
+        &self,
+        x: &DeviceBuffer<R, T>,
+        out: &mut DeviceBuffer<R, T>,
+        fold: usize,
+    ) -> Result<(), GpuError> {
+        self.cumsum_with(x, out, fold, &Launch::default())
+    }
+
+    /// [`Device::cumsum`] with explicit launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum`], and [`GpuError::InvalidLaunch`].
+    pub fn cumsum_with<T: GpuFloat>(
+        &self,
+        x: &DeviceBuffer<R, T>,
+        out: &mut DeviceBuffer<R, T>,
+        fold: usize,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        self.check_pair(x, out)?;
+        // SAFETY: both buffers hold len values of T on this device.
+        unsafe { self.cumsum_dev::<T>(x.ptr, out.ptr, x.len, fold, None, Stream::DEFAULT, launch) }
+    }
+
+    /// The cumulative sum of a device buffer, in place.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum`].
+    pub fn cumsum_in_place<T: GpuFloat>(
+        &self,
+        x: &mut DeviceBuffer<R, T>,
+        fold: usize,
+    ) -> Result<(), GpuError> {
+        self.check_buffer(x)?;
+        let launch = Launch::default();
+        // SAFETY: the buffer holds len values of T; the kernels allow out == x.
+        unsafe { self.cumsum_dev::<T>(x.ptr, x.ptr, x.len, fold, None, Stream::DEFAULT, &launch) }
+    }
+
+    /// The cumulative sum at raw device addresses on a caller's stream (`out` may equal `x`).
+    ///
+    /// # Safety
+    /// `x` and `out` must be device addresses of this device holding `n` values of T, and
+    /// `stream` a live stream of this device.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_with`].
+    pub unsafe fn cumsum_raw<T: GpuFloat>(
+        &self,
+        x: u64,
+        out: u64,
+        n: usize,
+        fold: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        // SAFETY: the caller's contract.
+        unsafe { self.cumsum_dev::<T>(x, out, n, fold, None, stream, launch) }
+    }
+
+    /// The cumulative sum of a host slice into a host slice (staged through the workspace).
+    ///
+    /// # Errors
+    /// As [`Device::cumsum`]; `out` is untouched on error.
+    pub fn cumsum_host<T: GpuFloat>(&self, xs: &[T], out: &mut [T], fold: usize) -> Result<(), GpuError> {
+        self.cumsum_host_with(xs, out, fold, Stream::DEFAULT, &Launch::default())
+    }
+
+    /// [`Device::cumsum_host`] with explicit stream and launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_host`], and [`GpuError::HostOutOfMemory`] when the temporary
+    /// result cannot be allocated.
+    pub fn cumsum_host_with<T: GpuFloat>(
+        &self,
+        xs: &[T],
+        out: &mut [T],
+        fold: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        self.cumsum_host_from::<T>(xs, out, fold, None, stream, launch)
+    }
+
+    /// The host-slice cumsum, from `start` when there is one (then `fold` is its fold).
+    fn cumsum_host_from<T: GpuFloat>(
+        &self,
+        xs: &[T],
+        out: &mut [T],
+        fold: usize,
+        start: Option<&DynAccumulator<T>>,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(fold)?;
+        if xs.len() != out.len() {
+            return Err(GpuError::LengthMismatch);
+        }
+        host::check_room::<T>(start.map_or(0, |s| s.count()), xs.len())?;
+        if xs.is_empty() {
+            return Ok(());
+        }
+        // Copy into a temporary first so that `out` is untouched if anything fails.
+        let mut tmp = host::host_vec(xs.len(), T::default())?;
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        let bytes = std::mem::size_of_val(xs);
+        ws.input.ensure::<R>(bytes)?;
+        ws.output.ensure::<R>(bytes)?;
+        let (ip, op) = (ws.input.ptr, ws.output.ptr);
+        // SAFETY: staging buffers of xs.len values each, used under the workspace lock; the
+        // stream orders copy, kernels and copy back, and is synchronised before reading tmp.
+        unsafe {
+            R::copy_htod(ip, xs.as_ptr().cast(), bytes, stream.0)?;
+            self.cumsum_locked::<T>(&mut ws, ip, op, xs.len(), fold, start, stream, launch)?;
+            R::copy_dtoh(tmp.as_mut_ptr().cast(), op, bytes, stream.0)?;
+            R::synchronize(stream.0)?;
+        }
+        out.copy_from_slice(&tmp);
+        Ok(())
+    }
+
+    /// Adds a device buffer's values to `acc`, on the device at `acc`'s fold: afterwards
+    /// `acc` has the bytes `acc.add_slice` of the same values gives (the device's
+    /// accumulator of the buffer, merged exactly into `acc`). `acc` is unchanged on error.
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`] (`acc`'s fold outside [`GPU_FOLDS`]),
+    /// [`GpuError::CapacityExceeded`] (`acc`'s count and the buffer's length together pass
+    /// the capacity), both before any device work; [`GpuError::InvalidPointer`] (a buffer of
+    /// another device), a runtime error.
+    pub fn add_to<T: GpuFloat>(
+        &self,
+        acc: &mut DynAccumulator<T>,
+        x: &DeviceBuffer<R, T>,
+    ) -> Result<(), GpuError> {
+        self.check_buffer(x)?;
+        // SAFETY: the buffer holds x.len values of T on this device.
+        unsafe { self.add_raw_to::<T>(acc, x.ptr, x.len, Stream::DEFAULT, &Launch::default()) }
+    }
+
+    /// [`Device::add_to`] for `n` values at a raw device address, on a caller's stream (which
+    /// is synchronised).
+    ///
+    /// # Safety
+    /// As [`Device::accumulate_raw`].
+    ///
+    /// # Errors
+    /// As [`Device::add_to`], and [`GpuError::InvalidLaunch`].
+    pub unsafe fn add_raw_to<T: GpuFloat>(
+        &self,
+        acc: &mut DynAccumulator<T>,
+        x: u64,
+        n: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(acc.fold())?;
+        host::check_room::<T>(acc.count(), n)?;
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller's contract.
+        let (part, _) = unsafe { self.sum_state::<T>(x, n, acc.fold(), stream, launch) }?;
+        host::add_part(acc, &part)
+    }
+
+    /// [`Device::add_to`] for a host slice (copied to the device through the workspace).
+    ///
+    /// # Errors
+    /// As [`Device::add_to`].
+    pub fn add_host_to<T: GpuFloat>(&self, acc: &mut DynAccumulator<T>, xs: &[T]) -> Result<(), GpuError> {
+        self.add_host_to_with(acc, xs, Stream::DEFAULT, &Launch::default())
+    }
+
+    /// [`Device::add_host_to`] with explicit stream and launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::add_to`], and [`GpuError::InvalidLaunch`].
+    pub fn add_host_to_with<T: GpuFloat>(
+        &self,
+        acc: &mut DynAccumulator<T>,
+        xs: &[T],
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(acc.fold())?;
+        host::check_room::<T>(acc.count(), xs.len())?;
+        if xs.is_empty() {
+            return Ok(());
+        }
+        let (part, _) = self.accumulate_host_with(xs, acc.fold(), stream, launch)?;
+        host::add_part(acc, &part)
+    }
+
+    /// The cumulative sum of a device buffer continued from `start`, into another buffer of
+    /// the same length: `out[i]` gets the value of `start` with `x[0..=i]` added (the bits of
+    /// `reprosum::cumsum_from`), at `start`'s fold. `start` is not changed: to go on with
+    /// the next piece, add `x` to it ([`Device::add_to`]).
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`] (`start`'s fold outside [`GPU_FOLDS`]),
+    /// [`GpuError::LengthMismatch`], [`GpuError::CapacityExceeded`] (`start`'s count and the
+    /// length together pass the capacity), a runtime error. Errors found before the launch
+    /// leave `out` untouched.
+    pub fn cumsum_from<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: &DeviceBuffer<R, T>,
+        out: &mut DeviceBuffer<R, T>,
+    ) -> Result<(), GpuError> {
+        self.cumsum_from_with(start, x, out, &Launch::default())
+    }
+
+    /// [`Device::cumsum_from`] with explicit launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from`], and [`GpuError::InvalidLaunch`].
+    pub fn cumsum_from_with<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: &DeviceBuffer<R, T>,
+        out: &mut DeviceBuffer<R, T>,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(start.fold())?;
+        self.check_pair(x, out)?;
+        let fold = start.fold();
+        // SAFETY: both buffers hold len values of T on this device.
+        unsafe { self.cumsum_dev::<T>(x.ptr, out.ptr, x.len, fold, Some(start), Stream::DEFAULT, launch) }
+    }
+
+    /// [`Device::cumsum_from`] in place.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from`].
+    pub fn cumsum_from_in_place<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: &mut DeviceBuffer<R, T>,
+    ) -> Result<(), GpuError> {
+        check_fold(start.fold())?;
+        self.check_buffer(x)?;
+        let (fold, launch) = (start.fold(), Launch::default());
+        // SAFETY: the buffer holds len values of T; the kernels allow out == x.
+        unsafe { self.cumsum_dev::<T>(x.ptr, x.ptr, x.len, fold, Some(start), Stream::DEFAULT, &launch) }
+    }
+
+    /// [`Device::cumsum_from`] at raw device addresses on a caller's stream (`out` may equal
+    /// `x`; the stream is synchronised).
+    ///
+    /// # Safety
+    /// As [`Device::cumsum_raw`].
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from_with`].
+    pub unsafe fn cumsum_from_raw<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        x: u64,
+        out: u64,
+        n: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold(start.fold())?;
+        // SAFETY: the caller's contract.
+        unsafe { self.cumsum_dev::<T>(x, out, n, start.fold(), Some(start), stream, launch) }
+    }
+
+    /// [`Device::cumsum_from`] of a host slice into a host slice (staged through the
+    /// workspace).
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from`], and [`GpuError::HostOutOfMemory`]; `out` is untouched
+    /// on error.
+    pub fn cumsum_from_host<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        xs: &[T],
+        out: &mut [T],
+    ) -> Result<(), GpuError> {
+        self.cumsum_from_host_with(start, xs, out, Stream::DEFAULT, &Launch::default())
+    }
+
+    /// [`Device::cumsum_from_host`] with explicit stream and launch settings.
+    ///
+    /// # Errors
+    /// As [`Device::cumsum_from_host`], and [`GpuError::InvalidLaunch`].
+    pub fn cumsum_from_host_with<T: GpuFloat>(
+        &self,
+        start: &DynAccumulator<T>,
+        xs: &[T],
+        out: &mut [T],
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        self.cumsum_host_from::<T>(xs, out, start.fold(), Some(start), stream, launch)
+    }
+
+    fn check_buffer<T>(&self, b: &DeviceBuffer<R, T>) -> Result<(), GpuError> {
+        if b.ordinal != self.ordinal {
+            return Err(GpuError::InvalidPointer("buffer of another device"));
+        }
+        Ok(())
+    }
+
+    fn check_pair<T>(&self, x: &DeviceBuffer<R, T>, out: &DeviceBuffer<R, T>) -> Result<(), GpuError> {
+        self.check_buffer(x)?;
+        self.check_buffer(out)?;
+        if x.len != out.len {
+            return Err(GpuError::LengthMismatch);
+        }
+        Ok(())
+    }
+
+    fn probe(&self) -> Result<(), GpuError> {
+        let (in64, in32, want64, want32) = probe_cases();
+        let d_in64 = DeviceBuffer::<R, u64>::from_host(self, &in64)?;
+        let d_in32 = DeviceBuffer::<R, u32>::from_host(self, &in32)?;
+        let d_out64 = DeviceBuffer::<R, u64>::from_host(self, &[0xA5A5_A5A5_A5A5_A5A5u64; 12])?;
+        let d_out32 = DeviceBuffer::<R, u32>::from_host(self, &[0xA5A5_A5A5u32; 16])?;
+        let args: Args<PROBE_PARAMS> = Args([d_in64.ptr, d_out64.ptr, d_in32.ptr, d_out32.ptr]);
+        {
+            let _bound = self.bind()?;
+            // SAFETY: the buffers have the sizes rs_probe reads and writes.
+            unsafe {
+                self.launch(&self.probe, 1, 1, 0, Stream::DEFAULT, args)?;
+                R::synchronize(std::ptr::null_mut())?;
+            }
+        }
+        let got64 = d_out64.to_host()?;
+        let got32 = d_out32.to_host()?;
+        for (i, (g, w)) in got64.iter().zip(want64.iter()).enumerate() {
+            if g != w {
+                return Err(GpuError::ProbeFailed(format!(
+                    "f64 probe {i}: got {g:#018x}, want {w:#018x}"
+                )));
+            }
+        }
+        for (i, (g, w)) in got32.iter().zip(want32.iter()).enumerate() {
+            if g != w {
+                return Err(GpuError::ProbeFailed(format!(
+                    "f32 probe {i}: got {g:#010x}, want {w:#010x}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn self_check(&self) -> Result<(), GpuError> {
+        let xs = self_check_input();
+        let fs: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+        for fold in [2, 3, 8] {
+            self.self_check_one(&xs, fold)?;
+            self.self_check_one(&fs, fold)?;
+        }
+        Ok(())
+    }
+
+    fn self_check_one<T: GpuFloat>(&self, xs: &[T], fold: usize) -> Result<(), GpuError> {
+        let (acc, v) = self.accumulate_host_with::<T>(xs, fold, Stream::DEFAULT, &Launch::default())?;
+        let want = reprosum_core::sum_fold(xs, fold)?;
+        let mut c = DynAccumulator::<T>::new(fold)?;
+        c.add_slice(xs)?;
+        if v.bits() != want.bits() || acc.to_bytes().as_bytes() != c.to_bytes().as_bytes() {
+            return Err(GpuError::ProbeFailed(format!(
+                "{} self-check at fold {fold}",
+                T::SUFFIX
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A fixed input with subnormals, huge values (the top-bin path), cancellations and
+/// signed zeros, summed on the device at first use and compared with the core.
+fn self_check_input() -> Vec<f64> {
+    let mut v = vec![
+        f64::MAX,
+        -f64::MAX,
+        f64::MAX / 3.0,
+        1e308,
+        f64::from_bits(1),
+        f64::from_bits(3),
+        -f64::from_bits(0x000F_FFFF_FFFF_FFFF),
+        -0.0,
+        0.0,
+        1.0,
+        f64::EPSILON / 2.0,
+        -1e-300,
+        3.5,
+        -2.25,
+        1e16,
+        -1e16,
+    ];
+    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 0..3000 {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        let e = (s >> 53) as i32 % 60 - 30;
+        let m = (s >> 11) as f64 / (1u64 << 53) as f64;
+        v.push(if i % 2 == 0 { m } else { -m } * 2f64.powi(e));
+    }
+    v
+}
+
+/// Probe inputs (f64 pairs, f32 pairs) and the results IEEE round-to-nearest-even
+/// arithmetic without flush-to-zero gives, computed on the host.
+#[doc(hidden)]
+pub fn probe_cases() -> (Vec<u64>, Vec<u32>, Vec<u64>, Vec<u32>) {
+    let in64: Vec<u64> = vec![
+        3,
+        0x8000_0000_0000_0001, // subnormal - subnormal
+        0x0010_0000_0000_0001,
+        0x8010_0000_0000_0000, // normal - normal = subnormal
+        0x3FF0_0000_0000_0000,
+        0x3CA0_0000_0000_0000, // 1 + 2^-53: tie to even (1)
+        0x3FF0_0000_0000_0001,
+        0x3CA0_0000_0000_0000, // tie to even (up)
+        0x8000_0000_0000_0000,
+        0x8000_0000_0000_0000, // -0 + -0 = -0
+        0,
+        0x8000_0000_0000_0000, // 0 + -0 = +0
+        0x3FF0_0000_0000_0000,
+        0xBFF0_0000_0000_0000, // 1 - 1 = +0
+        0xBFF8_0000_0000_0000,
+        0x3CA0_0000_0000_0000, // -1.5 + 2^-53: tie to even
+        0x0010_0000_0000_0000,
+        0x3FE0_0000_0000_0000, // min normal * 0.5 = subnormal
+        3,
+        0x3FE0_0000_0000_0000, // 3 ulp * 0.5: tie to even
+        0xBFF0_0000_0000_0000,
+        0, // -1 * 0 = -0
+        0x1E60_0000_0000_0000,
+        0x1E60_0000_0000_0000, // 2^-537 squared = 2^-1074
+        0x3FF0_0000_1000_0000, // f32(1 + 2^-24): tie to even
+        0x3FF0_0000_3000_0000, // f32(1 + 3 * 2^-24): tie to even (up)
+        0x36A0_0000_0000_0000, // f32(2^-149): subnormal
+        0x8000_0000_0000_0000, // f32(-0)
+    ];
+    let in32: Vec<u32> = vec![
+        3,
+        0x8000_0001,
+        0x0080_0001,
+        0x8080_0000,
+        0x3F80_0000,
+        0x3380_0000,
+        0x3F80_0001,
+        0x3380_0000,
+        0x8000_0000,
+        0x8000_0000,
+        0,
+        0x8000_0000,
+        0x3F80_0000,
+        0xBF80_0000,
+        0xBFC0_0000,
+        0x3380_0000,
+        0x0080_0000,
+        0x3F00_0000,
+        3,
+        0x3F00_0000,
+        0xBF80_0000,
+        0,
+        0x1A80_0000,
+        0x1A00_0000,
+    ];
+    let mut want64 = Vec::new();
+    let mut want32 = Vec::new();
+    for i in 0..12 {
+        let (a, b) = (f64::from_bits(in64[2 * i]), f64::from_bits(in64[2 * i + 1]));
+        want64.push(if i < 8 { a + b } else { a * b }.to_bits());
+        let (a, b) = (f32::from_bits(in32[2 * i]), f32::from_bits(in32[2 * i + 1]));
+        want32.push(if i < 8 { a + b } else { a * b }.to_bits());
+    }
+    for i in 0..4 {
+        want32.push((f64::from_bits(in64[24 + i]) as f32).to_bits());
+    }
+    (in64, in32, want64, want32)
+}
+
+fn le_word(b: &[u8], size: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w[..size].copy_from_slice(&b[..size]);
+    u64::from_le_bytes(w)
+}
+
+/// Builds the core's accumulator from a state the kernels wrote (K primaries, K carries,
+/// the flags slot; little-endian), with the count the host knows.
+fn state_to_accumulator<T: GpuFloat>(
+    raw: &[u8],
+    fold: usize,
+    count: u64,
+) -> Result<DynAccumulator<T>, GpuError> {
+    let size = T::BYTES;
+    let mut bytes = Vec::with_capacity(encoding::encoded_len(size, fold));
+    bytes.extend_from_slice(&encoding::MAGIC);
+    // Version 1 (no checksum): the state is decoded and checked like any stored one.
+    bytes.push(encoding::VERSION_1);
+    bytes.push(T::DTYPE.code());
+    bytes.push(fold as u8);
+    bytes.push(le_word(&raw[2 * fold * size..], size) as u8);
+    bytes.extend_from_slice(&count.to_le_bytes());
+    bytes.extend_from_slice(&raw[..2 * fold * size]);
+    DynAccumulator::from_bytes(&bytes).map_err(GpuError::Core)
+}
+
+/// A device allocation of `len` values of T, freed on drop.
+pub struct DeviceBuffer<R: Runtime, T> {
+    ptr: u64,
+    len: usize,
+    ordinal: usize,
+    ctx: R::Ctx,
+    _t: PhantomData<T>,
+}
+
+// SAFETY: the buffer owns its device memory; the address is usable from any thread.
+unsafe impl<R: Runtime, T: Send> Send for DeviceBuffer<R, T> {}
+// SAFETY: shared references only read the address.
+unsafe impl<R: Runtime, T: Sync> Sync for DeviceBuffer<R, T> {}
+
+impl<R: Runtime, T: Copy> DeviceBuffer<R, T> {
+    /// A buffer of `len` values whose contents are whatever the device memory held.
+    ///
+    /// # Safety
+    /// The contents are not initialised: reading them before writing them (a copy, a
+    /// kernel's output, [`DeviceBuffer::fill_bytes`]) reads unspecified bits, which for
+    /// types with invalid bit patterns is undefined behaviour.
+    ///
+    /// # Errors
+    /// [`GpuError::CapacityExceeded`] when the size in bytes overflows, a runtime error (out
+    /// of memory).
+    pub unsafe fn uninit(dev: &Device<R>, len: usize) -> Result<Self, GpuError> {
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or(GpuError::CapacityExceeded)?
+            .max(1);
+        let _bound = dev.bind()?;
+        // SAFETY: the device's context is bound.
+        let ptr = unsafe { R::malloc(bytes) }?;
+        Ok(DeviceBuffer {
+            ptr,
+            len,
+            ordinal: dev.ordinal,
+            ctx: dev.ctx,
+            _t: PhantomData,
+        })
+    }
+
+    /// A buffer of `len` values whose bytes are all zero.
+    ///
+    /// # Errors
+    /// As [`DeviceBuffer::uninit`].
+    pub fn zeroed(dev: &Device<R>, len: usize) -> Result<Self, GpuError> {
+        // SAFETY: every byte is written before the buffer is returned.
+        let mut b = unsafe { Self::uninit(dev, len) }?;
+        b.fill_bytes(0)?;
+        Ok(b)
+    }
+
+    /// A buffer holding a copy of `xs`.
+    ///
+    /// # Errors
+    /// As [`DeviceBuffer::uninit`].
+    pub fn from_host(dev: &Device<R>, xs: &[T]) -> Result<Self, GpuError> {
+        // SAFETY: every value is written by the copy before the buffer is returned.
+        let b = unsafe { Self::uninit(dev, xs.len()) }?;
+        b.copy_from_host(xs)?;
+        Ok(b)
+    }
+
+    /// Copies `xs` (of the buffer's length) into the buffer.
+    ///
+    /// # Errors
+    /// [`GpuError::LengthMismatch`], a runtime error.
+    pub fn copy_from_host(&self, xs: &[T]) -> Result<(), GpuError> {
+        if xs.len() != self.len {
+            return Err(GpuError::LengthMismatch);
+        }
+        if xs.is_empty() {
+            return Ok(());
+        }
+        let _bound = Bound::<R>::bind(self.ctx)?;
+        // SAFETY: the allocation holds len values of T; the copy is complete when the
+        // default stream is synchronised, before xs can go away.
+        unsafe {
+            R::copy_htod(
+                self.ptr,
+                xs.as_ptr().cast(),
+                std::mem::size_of_val(xs),
+                std::ptr::null_mut(),
+            )?;
+            R::synchronize(std::ptr::null_mut())
+        }
+    }
+
+    /// A host copy of the buffer.
+    ///
+    /// # Errors
+    /// A runtime error, [`GpuError::HostOutOfMemory`].
+    pub fn to_host(&self) -> Result<Vec<T>, GpuError>
+    where
+        T: Default,
+    {
+        let mut v = host::host_vec(self.len, T::default())?;
+        self.copy_to_host(&mut v)?;
+        Ok(v)
+    }
+
+    /// Copies the buffer into `out` (of the buffer's length).
+    ///
+    /// # Errors
+    /// [`GpuError::LengthMismatch`], a runtime error.
+    pub fn copy_to_host(&self, out: &mut [T]) -> Result<(), GpuError> {
+        if out.len() != self.len {
+            return Err(GpuError::LengthMismatch);
+        }
+        if out.is_empty() {
+            return Ok(());
+        }
+        let _bound = Bound::<R>::bind(self.ctx)?;
+        // SAFETY: the allocation holds len values of T; the copy is complete when the
+        // default stream is synchronised, before `out` can be read.
+        unsafe {
+            R::copy_dtoh(
+                out.as_mut_ptr().cast(),
+                self.ptr,
+                std::mem::size_of_val(out),
+                std::ptr::null_mut(),
+            )?;
+            R::synchronize(std::ptr::null_mut())
+        }
+    }
+
+    /// Sets every byte of the buffer to `byte` (to poison outputs in tests).
+    ///
+    /// # Errors
+    /// A runtime error.
+    pub fn fill_bytes(&mut self, byte: u8) -> Result<(), GpuError> {
+        let _bound = Bound::<R>::bind(self.ctx)?;
+        let bytes = self.len * std::mem::size_of::<T>();
+        // SAFETY: the allocation holds `bytes` bytes (checked when it was made).
+        unsafe {
+            R::memset(self.ptr, byte, bytes, std::ptr::null_mut())?;
+            R::synchronize(std::ptr::null_mut())
+        }
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address.
+    pub fn device_ptr(&self) -> u64 {
+        self.ptr
+    }
+
+    /// The ordinal of the device holding the buffer.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+}
+
+impl<R: Runtime, T> Drop for DeviceBuffer<R, T> {
+    fn drop(&mut self) {
+        if let Ok(_bound) = Bound::<R>::bind(self.ctx) {
+            // SAFETY: ptr came from malloc in ctx; every call using it has synchronised. A
+            // failure cannot be reported from drop.
+            let _ = unsafe { R::free(self.ptr) };
+        }
+    }
+}
+
+/// The sum of `n` values at `x`, wherever they live: device memory is used in place (on
+/// the device that holds it), host memory is copied to the current device
+/// ([`Runtime::current_ordinal`]). Returns the accumulator and its value; the stream (null:
+/// the default stream) is synchronised before returning. This is what `adn_cuda_sum_*` and
+/// `adn_hip_sum_*` call.
+///
+/// # Safety
+/// `x` must point to `n` readable, aligned values of T (host or device), and `stream` be
+/// null or a live stream of the device that runs the call.
+///
+/// # Errors
+/// [`GpuError::NoRuntime`], [`GpuError::NoDevice`], [`GpuError::UnsupportedFold`],
+/// [`GpuError::InvalidPointer`], [`GpuError::CapacityExceeded`], a runtime error.
+pub unsafe fn accumulate_ptr<R: Runtime, T: GpuFloat>(
+    x: *const T,
+    n: usize,
+    fold: usize,
+    stream: *mut c_void,
+) -> Result<(DynAccumulator<T>, T), GpuError> {
+    check_fold(fold)?;
+    if n == 0 {
+        device::<R>(R::current_ordinal()?)?;
+        let a = DynAccumulator::<T>::new(fold)?;
+        let v = a.value();
+        return Ok((a, v));
+    }
+    if x.is_null() || (x as usize) & (T::BYTES - 1) != 0 {
+        return Err(GpuError::InvalidPointer("null or misaligned input"));
+    }
+    // SAFETY: the caller's contract.
+    let stream = unsafe { Stream::from_raw(stream) };
+    match R::memory_of(x.cast())? {
+        // SAFETY: n values of T in that device's memory (the caller's contract).
+        Memory::Device(ord) => unsafe {
+            device::<R>(ord)?.accumulate_raw::<T>(x as u64, n, fold, stream, &Launch::default())
+        },
+        Memory::Host => {
+            // SAFETY: n readable values of T in host memory (the caller's contract).
+            let xs = unsafe { std::slice::from_raw_parts(x, n) };
+            device::<R>(R::current_ordinal()?)?.accumulate_host_with(xs, fold, stream, &Launch::default())
+        }
+    }
+}
+
+/// The sum's value only; see [`accumulate_ptr`].
+///
+/// # Safety
+/// As [`accumulate_ptr`].
+///
+/// # Errors
+/// As [`accumulate_ptr`].
+pub unsafe fn sum_ptr<R: Runtime, T: GpuFloat>(
+    x: *const T,
+    n: usize,
+    fold: usize,
+    stream: *mut c_void,
+) -> Result<T, GpuError> {
+    // SAFETY: the caller's contract.
+    unsafe { accumulate_ptr::<R, T>(x, n, fold, stream) }.map(|r| r.1)
+}
+
+/// Adds `n` values at `x`, wherever they live (as [`accumulate_ptr`]: device memory used in
+/// place on its device, host memory copied to the current device), to `acc` at `acc`'s fold:
+/// afterwards `acc` has the bytes `acc.add_slice` of the same values gives. `acc` is
+/// unchanged on any error. This is what `adn_cuda_acc_*_add_array` and
+/// `adn_hip_acc_*_add_array` call.
+///
+/// # Safety
+/// As [`accumulate_ptr`].
+///
+/// # Errors
+/// [`GpuError::UnsupportedFold`] (`acc`'s fold outside [`GPU_FOLDS`]) and
+/// [`GpuError::CapacityExceeded`] (`acc`'s count and `n` together pass the capacity), both
+/// before any device work; then as [`accumulate_ptr`].
+pub unsafe fn add_ptr<R: Runtime, T: GpuFloat>(
+    acc: &mut DynAccumulator<T>,
+    x: *const T,
+    n: usize,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
+    check_fold(acc.fold())?;
+    host::check_room::<T>(acc.count(), n)?;
+    // SAFETY: the caller's contract.
+    let (part, _) = unsafe { accumulate_ptr::<R, T>(x, n, acc.fold(), stream) }?;
+    host::add_part(acc, &part)
+}
+
+/// The cumulative sum of `n` values at `x` into `out`, which must live where `x` lives
+/// (both device memory of one device, used in place, or both host memory, copied to the
+/// current device); `out == x` is allowed, any other overlap is an error. This is what
+/// `adn_cuda_cumsum_*` and `adn_hip_cumsum_*` call.
+///
+/// # Safety
+/// `x` must point to `n` readable values of T and `out` to `n` writable ones (aligned);
+/// `stream` null or a live stream of the device that runs the call.
+///
+/// # Errors
+/// As [`accumulate_ptr`], and [`GpuError::InvalidPointer`] when `x` and `out` live in
+/// different memories. Errors before the launch leave `out` untouched; a device fault
+/// during the kernels may leave a device-resident `out` partly written.
+pub unsafe fn cumsum_ptr<R: Runtime, T: GpuFloat>(
+    x: *const T,
+    out: *mut T,
+    n: usize,
+    fold: usize,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
+    // SAFETY: the caller's contract.
+    unsafe { cumsum_ptr_from::<R, T>(x, out, n, fold, None, stream) }
+}
+
+/// The cumulative sum of `n` values at `x` into `out` continued from `start`: `out[i]` gets
+/// the value of `start` with `x[0..=i]` added (the bits of `reprosum::cumsum_from`), at
+/// `start`'s fold; the pointers follow the rules of [`cumsum_ptr`] (`out == x` allowed).
+/// `start` is not changed (add the values to it with [`add_ptr`] to go on). This is what
+/// `adn_cuda_cumsum_*_from` and `adn_hip_cumsum_*_from` call.
+///
+/// # Safety
+/// As [`cumsum_ptr`].
+///
+/// # Errors
+/// [`GpuError::UnsupportedFold`] (`start`'s fold outside [`GPU_FOLDS`]) and
+/// [`GpuError::CapacityExceeded`] (`start`'s count and `n` together pass the capacity), both
+/// before any device work; then as [`cumsum_ptr`]. Errors before the launch leave `out`
+/// untouched.
+pub unsafe fn cumsum_from_ptr<R: Runtime, T: GpuFloat>(
+    start: &DynAccumulator<T>,
+    x: *const T,
+    out: *mut T,
+    n: usize,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
+    // SAFETY: the caller's contract.
+    unsafe { cumsum_ptr_from::<R, T>(x, out, n, start.fold(), Some(start), stream) }
+}
+
+/// [`cumsum_ptr`], from `start` when there is one (then `fold` is its fold).
+///
+/// # Safety
+/// As [`cumsum_ptr`].
+unsafe fn cumsum_ptr_from<R: Runtime, T: GpuFloat>(
+    x: *const T,
+    out: *mut T,
+    n: usize,
+    fold: usize,
+    start: Option<&DynAccumulator<T>>,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
+    check_fold(fold)?;
+    host::check_room::<T>(start.map_or(0, |s| s.count()), n)?;
+    if n == 0 {
+        device::<R>(R::current_ordinal()?)?;
+        return Ok(());
+    }
+    if x.is_null()
+        || out.is_null()
+        || (x as usize) & (T::BYTES - 1) != 0
+        || (out as usize) & (T::BYTES - 1) != 0
+    {
+        return Err(GpuError::InvalidPointer("null or misaligned input or output"));
+    }
+    let (xa, oa, bytes) = (x as usize, out as usize, n.saturating_mul(T::BYTES));
+    if xa != oa && xa < oa.saturating_add(bytes) && oa < xa.saturating_add(bytes) {
+        return Err(GpuError::InvalidPointer(
+            "input and output overlap (only out == x is allowed)",
+        ));
+    }
+    // SAFETY: the caller's contract.
+    let stream = unsafe { Stream::from_raw(stream) };
+    let launch = Launch::default();
+    match (R::memory_of(x.cast())?, R::memory_of(out.cast())?) {
+        (Memory::Device(a), Memory::Device(b)) if a == b => {
+            // SAFETY: n values of T at x and at out in that device's memory (the caller's
+            // contract); overlap was refused above unless out == x.
+            unsafe { device::<R>(a)?.cumsum_dev::<T>(x as u64, out as u64, n, fold, start, stream, &launch) }
+        }
+        (Memory::Host, Memory::Host) => {
+            // A copy: `out` may be `x`, and `out` is written only once the result is complete.
+            // SAFETY: n readable values of T at x (the caller's contract).
+            let xs = host::host_copy(unsafe { std::slice::from_raw_parts(x, n) })?;
+            // SAFETY: n writable values of T at out, not aliased by `xs` (a copy).
+            let outs = unsafe { std::slice::from_raw_parts_mut(out, n) };
+            device::<R>(R::current_ordinal()?)?.cumsum_host_from::<T>(&xs, outs, fold, start, stream, &launch)
+        }
+        _ => Err(GpuError::InvalidPointer("input and output in different memories")),
+    }
+}
+
+/// The entry points of one runtime's module (`crate::cuda`, `crate::hip`): the generic host
+/// named for that runtime.
+macro_rules! runtime_module {
+    ($rt:ty) => {
+        pub use crate::device::{probe_cases, GpuFloat, Launch, Stream, CUMSUM_BLOCK, DEFAULT_BLOCK};
+        pub use crate::runtime::Memory;
+
+        /// A device of this runtime.
+        pub type Device = crate::device::Device<$rt>;
+        /// A device allocation of this runtime.
+        pub type DeviceBuffer<T> = crate::device::DeviceBuffer<$rt, T>;
+        /// The calling thread's current context (or device), made current again when this is
+        /// dropped. Every call of this module restores it by itself; an entry point may hold
+        /// one across several calls.
+        pub type RestoreContext = crate::device::Bound<$rt>;
+
+        /// The device with this ordinal, opened, probed and cached on first use.
+        ///
+        /// # Errors
+        /// As [`crate::device::device`].
+        pub fn device(ordinal: usize) -> Result<std::sync::Arc<Device>, crate::GpuError> {
+            crate::device::device::<$rt>(ordinal)
+        }
+
+        /// How many devices the runtime reports.
+        ///
+        /// # Errors
+        /// [`crate::GpuError::NoRuntime`], or a runtime error.
+        pub fn device_count() -> Result<usize, crate::GpuError> {
+            <$rt as crate::runtime::Runtime>::init()?;
+            <$rt as crate::runtime::Runtime>::device_count()
+        }
+
+        /// What kind of memory `ptr` is.
+        ///
+        /// # Errors
+        /// [`crate::GpuError::NoRuntime`], [`crate::GpuError::NoDevice`], a runtime error.
+        pub fn memory_of(ptr: *const std::ffi::c_void) -> Result<Memory, crate::GpuError> {
+            <$rt as crate::runtime::Runtime>::memory_of(ptr)
+        }
+
+        /// The ordinal of the calling thread's current device (0 when none is current):
+        /// where host inputs are copied to.
+        ///
+        /// # Errors
+        /// [`crate::GpuError::NoRuntime`], or a runtime error.
+        pub fn current_ordinal() -> Result<usize, crate::GpuError> {
+            <$rt as crate::runtime::Runtime>::init()?;
+            <$rt as crate::runtime::Runtime>::current_ordinal()
+        }
+
+        /// [`crate::device::accumulate_ptr`] on this runtime.
+        ///
+        /// # Safety
+        /// As [`crate::device::accumulate_ptr`].
+        ///
+        /// # Errors
+        /// As [`crate::device::accumulate_ptr`].
+        pub unsafe fn accumulate_ptr<T: GpuFloat>(
+            x: *const T,
+            n: usize,
+            fold: usize,
+            stream: *mut std::ffi::c_void,
+        ) -> Result<(reprosum_core::DynAccumulator<T>, T), crate::GpuError> {
+            // SAFETY: the caller's contract.
+            unsafe { crate::device::accumulate_ptr::<$rt, T>(x, n, fold, stream) }
+        }
+
+        /// [`crate::device::sum_ptr`] on this runtime.
+        ///
+        /// # Safety
+        /// As [`crate::device::accumulate_ptr`].
+        ///
+        /// # Errors
+        /// As [`crate::device::accumulate_ptr`].
+        pub unsafe fn sum_ptr<T: GpuFloat>(
+            x: *const T,
+            n: usize,
+            fold: usize,
+            stream: *mut std::ffi::c_void,
+        ) -> Result<T, crate::GpuError> {
+            // SAFETY: the caller's contract.
+            unsafe { crate::device::sum_ptr::<$rt, T>(x, n, fold, stream) }
+        }
+
+        /// [`crate::device::add_ptr`] on this runtime.
+        ///
+        /// # Safety
+        /// As [`crate::device::accumulate_ptr`].
+        ///
+        /// # Errors
+        /// As [`crate::device::add_ptr`].
+        pub unsafe fn add_ptr<T: GpuFloat>(
+            acc: &mut reprosum_core::DynAccumulator<T>,
+            x: *const T,
+            n: usize,
+            stream: *mut std::ffi::c_void,
+        ) -> Result<(), crate::GpuError> {
+            // SAFETY: the caller's contract.
+            unsafe { crate::device::add_ptr::<$rt, T>(acc, x, n, stream) }
+        }
+
+        /// [`crate::device::cumsum_ptr`] on this runtime.
+        ///
+        /// # Safety
+        /// As [`crate::device::cumsum_ptr`].
+        ///
+        /// # Errors
+        /// As [`crate::device::cumsum_ptr`].
+        pub unsafe fn cumsum_ptr<T: GpuFloat>(
+            x: *const T,
+            out: *mut T,
+            n: usize,
+            fold: usize,
+            stream: *mut std::ffi::c_void,
+        ) -> Result<(), crate::GpuError> {
+            // SAFETY: the caller's contract.
+            unsafe { crate::device::cumsum_ptr::<$rt, T>(x, out, n, fold, stream) }
+        }
+
+        /// [`crate::device::cumsum_from_ptr`] on this runtime.
+        ///
+        /// # Safety
+        /// As [`crate::device::cumsum_ptr`].
+        ///
+        /// # Errors
+        /// As [`crate::device::cumsum_from_ptr`].
+        pub unsafe fn cumsum_from_ptr<T: GpuFloat>(
+            start: &reprosum_core::DynAccumulator<T>,
+            x: *const T,
+            out: *mut T,
+            n: usize,
+            stream: *mut std::ffi::c_void,
+        ) -> Result<(), crate::GpuError> {
+            // SAFETY: the caller's contract.
+            unsafe { crate::device::cumsum_from_ptr::<$rt, T>(start, x, out, n, stream) }
+        }
+    };
+}
+pub(crate) use runtime_module;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::KERNELS;
+
+    /// The parameter count of each `RS_KERNEL void NAME...(...)` in the kernel source.
+    fn params(name: &str) -> usize {
+        let at = KERNELS
+            .find(&format!("RS_KERNEL void {name}("))
+            .or_else(|| KERNELS.find(&format!("RS_KERNEL void {name}_##TN##_k##K(")))
+            .unwrap_or_else(|| panic!("no kernel {name} in the source"));
+        let open = at + KERNELS[at..].find('(').unwrap();
+        let close = open + KERNELS[open..].find(')').unwrap();
+        KERNELS[open + 1..close].split(',').count()
+    }
+
+    #[test]
+    fn argument_lists_are_the_kernels_parameter_lists() {
+        assert_eq!(params("rs_sum"), SUM_PARAMS);
+        assert_eq!(params("rs_tile_reduce"), REDUCE_PARAMS);
+        assert_eq!(params("rs_tile_reduce_fixed"), REDUCE_FIXED_PARAMS);
+        assert_eq!(params("rs_tile_prefixes"), PREFIXES_PARAMS);
+        assert_eq!(params("rs_tile_scan"), SCAN_PARAMS);
+        assert_eq!(params("rs_tile_scan_fixed"), SCAN_FIXED_PARAMS);
+        assert_eq!(params("rs_probe"), PROBE_PARAMS);
+    }
+
+    /// The body of `struct RsF<T>` for one type.
+    fn traits_of(ty: &str) -> &'static str {
+        let at = KERNELS
+            .find(&format!("struct RsF<{ty}> {{"))
+            .expect("RsF specialisation");
+        &KERNELS[at..at + KERNELS[at..].find("};").unwrap()]
+    }
+
+    #[test]
+    fn host_constants_are_the_kernels() {
+        assert!(KERNELS.contains(&format!("#define RS_RAKE {RAKE}\n")));
+        for (ty, items) in [("double", f64::TILE_ITEMS), ("float", f32::TILE_ITEMS)] {
+            assert!(
+                traits_of(ty).contains(&format!("TILE_E = {items};")),
+                "{ty} TILE_E"
+            );
+        }
+        assert!(KERNELS.contains(&format!(
+            "return sizeof(T) == 8 ? {}u : {}u;",
+            f64::REUSE_TILE_MAX,
+            f32::REUSE_TILE_MAX
+        )));
+        // The format constants the host relies on through the core.
+        for (ty, w, endurance) in [("double", 40, 2048), ("float", 13, 512)] {
+            assert!(traits_of(ty).contains(&format!("W = {w},")), "{ty} W");
+            assert!(
+                traits_of(ty).contains(&format!("ENDURANCE = {endurance};")),
+                "{ty} endurance"
+            );
+        }
+        // The folds the host looks up are the ones instantiated, and no others.
+        for (ty, tn) in [("double", "f64"), ("float", "f32")] {
+            let built: Vec<usize> = (1..=64)
+                .filter(|k| KERNELS.contains(&format!("RS_INSTANTIATE({ty}, {tn}, {k})\n")))
+                .collect();
+            assert_eq!(built, GPU_FOLDS.collect::<Vec<_>>(), "{ty} folds");
+        }
+    }
+}
