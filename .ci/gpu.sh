@@ -7,7 +7,10 @@
 #     bits, written by examples/emu_from_cases.rs);
 #  3. rebuild the fatbin with the pinned pip nvcc 13.0 and compare it byte for byte with
 #     the committed gpu/kernels/reprosum.fatbin (nvcc's output is byte-stable: checked by
-#     building twice), so the committed binary is the committed source.
+#     building twice), so the committed binary is the committed source;
+#  4. build examples-c/cuda_memory.c against the pip CUDA 13.0 headers and runtime and the
+#     C library with --features cuda (-Wall -Wextra -Werror), and run it: with no GPU it must
+#     say so and exit 77 (skipped), never pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,3 +62,19 @@ if ! cmp -s "$fresh" gpu/kernels/reprosum.fatbin; then
   exit 1
 fi
 echo "gpu: fatbin matches the source ($(sha256sum <"$fresh" | cut -c1-16))"
+
+echo "--- gpu: examples-c/cuda_memory.c builds against the pip CUDA runtime; without a GPU it skips (77)"
+cargo build -p reprosum-ffi --release --features cuda --locked
+cu="$(ls -d "$venv"/lib/python3*/site-packages/nvidia/cu13)"
+exe="$(mktemp -d)/cuda_memory"
+# The wheel has libcudart.so.13 but no libcudart.so link: -l: names the file.
+gcc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude -I"$cu/include" examples-c/cuda_memory.c \
+  "${CARGO_TARGET_DIR:-target}/release/libreprosum.a" -L"$cu/lib" -l:libcudart.so.13 -Wl,-rpath,"$cu/lib" \
+  -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o "$exe"
+rc=0
+"$exe" small >"$exe.out" 2>&1 || rc=$?
+cat "$exe.out"
+if [ "$rc" != 77 ] || ! grep -q '^SKIP: no CUDA device' "$exe.out"; then
+  echo "gpu: cuda_memory without a GPU exited $rc (want 77 and a SKIP line)" >&2
+  exit 1
+fi
