@@ -26,6 +26,7 @@
 
 #![warn(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod error;
 pub use error::{Api, GpuError};
