@@ -30,6 +30,7 @@
 
 mod device;
 mod pool;
+mod segmented;
 
 use pool::Threads;
 
@@ -37,6 +38,10 @@ pub use device::accumulate_on;
 pub use device::{add_ptr, cumsum_from_ptr, cumsum_ptr, sum_ptr, Backend, DeviceErrorKind};
 pub use device::{cumsum_from_on, cumsum_on, sum_on, Device, DeviceError};
 pub use pool::{num_threads, set_num_threads};
+pub use segmented::{
+    segmented_cumsum, segmented_cumsum_in_place, segmented_cumsum_in_place_with, segmented_cumsum_with,
+    segmented_sum, segmented_sum_with, sum_by_key, sum_by_key_with, sum_rows, sum_rows_with,
+};
 
 pub use reprosum_core;
 pub use reprosum_core::{

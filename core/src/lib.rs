@@ -98,6 +98,13 @@ pub enum Error {
     /// multi-threaded facade (`reprosum`), the C library and the GPU hosts return this
     /// instead of aborting when the system refuses them.
     OutOfMemory,
+    /// Segment offsets that are not a valid layout: fewer than one entry, a first entry
+    /// other than 0, a decrease, or a last entry other than the input's length.
+    InvalidOffsets,
+    /// A row longer than the row stride (`cols > row_stride`).
+    InvalidStride,
+    /// A key of a keyed sum that is negative or not below the number of keys.
+    KeyOutOfRange,
 }
 
 /// Why bytes were refused as an accumulator encoding.
@@ -133,6 +140,11 @@ impl core::fmt::Display for Error {
             Error::FoldMismatch => f.write_str("accumulators of different folds"),
             Error::Encoding(e) => write!(f, "invalid accumulator encoding: {e}"),
             Error::OutOfMemory => f.write_str("out of memory (an allocation or a thread was refused)"),
+            Error::InvalidOffsets => {
+                f.write_str("segment offsets not non-decreasing from 0 to the input's length")
+            }
+            Error::InvalidStride => f.write_str("a row longer than the row stride"),
+            Error::KeyOutOfRange => f.write_str("a key negative or not below the number of keys"),
         }
     }
 }

@@ -1,0 +1,543 @@
+//! Sums of many groups at once: segments given by offsets, the rows of a matrix, and the
+//! values of each key; and the segmented cumulative sum.
+//!
+//! Each group's result has exactly the bits of [`sum_with`](crate::sum_with) (or
+//! [`cumsum_with`](crate::cumsum_with)) of that group's values alone, at the same fold: a
+//! group never sees its neighbours, whatever the batch around it, the thread count or the
+//! chunking. Every argument is checked before anything is written: on error every output is
+//! untouched.
+//!
+//! The work runs on the facade's pool as the whole-slice functions do: consecutive groups are
+//! gathered into tasks of about the same size, and a group larger than a task is itself split
+//! into chunks whose accumulators are merged (exactly, so the bits do not change).
+
+use crate::pool;
+use crate::{chunk_prefixes, small, totals, whole, Options, INLINE_CUMSUM, INLINE_SUM};
+use core::ops::Range;
+use reprosum_core::{fpenv, DynAccumulator, Error, Float};
+
+/// What a group costs beyond its values (setting up an accumulator, rounding its value), in
+/// values, for sizing the tasks.
+const GROUP_COST: usize = 16;
+
+/// Consecutive groups summed by one task, or one large group split over the threads.
+struct Group {
+    /// The groups' indices.
+    groups: Range<usize>,
+    /// The values of all of them.
+    len: usize,
+    /// One group larger than a task.
+    big: bool,
+}
+
+/// Pushes without aborting when the system refuses the memory.
+fn push<V>(v: &mut Vec<V>, x: V) -> Result<(), Error> {
+    v.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
+    v.push(x);
+    Ok(())
+}
+
+/// The tasks for `n` groups of lengths `len(i)`: runs of consecutive groups of about
+/// `chunk` values (counting [`GROUP_COST`] each), and every group of `chunk` values or more
+/// on its own.
+fn plan(n: usize, len: impl Fn(usize) -> usize, chunk: usize) -> Result<Vec<Group>, Error> {
+    let mut tasks = Vec::new();
+    let empty_at = |i: usize| Group {
+        groups: i..i,
+        len: 0,
+        big: false,
+    };
+    let mut cur = empty_at(0);
+    let mut weight = 0usize;
+    for i in 0..n {
+        let l = len(i);
+        let w = l.saturating_add(GROUP_COST);
+        if l >= chunk || (weight.saturating_add(w) > chunk && !cur.groups.is_empty()) {
+            if !cur.groups.is_empty() {
+                push(&mut tasks, core::mem::replace(&mut cur, empty_at(i)))?;
+            }
+            cur = empty_at(i);
+            weight = 0;
+        }
+        if l >= chunk {
+            let one = Group {
+                groups: i..i + 1,
+                len: l,
+                big: true,
+            };
+            push(&mut tasks, one)?;
+            cur = empty_at(i + 1);
+            continue;
+        }
+        cur.groups.end = i + 1;
+        cur.len += l;
+        weight = weight.saturating_add(w);
+    }
+    if !cur.groups.is_empty() {
+        push(&mut tasks, cur)?;
+    }
+    Ok(tasks)
+}
+
+/// Checks CSR offsets for `n` values: a first entry 0, no decrease, a last entry `n`; then
+/// that every segment fits an accumulator.
+///
+/// # Errors
+/// [`Error::InvalidOffsets`], [`Error::CapacityExceeded`].
+fn check_offsets<T: Float>(offsets: &[usize], n: usize) -> Result<(), Error> {
+    if offsets.first() != Some(&0) || offsets.last() != Some(&n) {
+        return Err(Error::InvalidOffsets);
+    }
+    let mut widest = 0usize;
+    for w in offsets.windows(2) {
+        let len = w[1].checked_sub(w[0]).ok_or(Error::InvalidOffsets)?;
+        widest = widest.max(len);
+    }
+    if widest as u64 > T::CAPACITY {
+        return Err(Error::CapacityExceeded);
+    }
+    Ok(())
+}
+
+/// `out[i]` = the value of `empty` with the values of `group(i)`, for every group; `len` is
+/// the number of values of all groups. The arguments are checked: nothing here fails but an
+/// allocation, before anything is written.
+fn sums<'a, T: Float>(
+    group: impl Fn(usize) -> &'a [T] + Sync,
+    len: usize,
+    out: &mut [T],
+    empty: DynAccumulator<T>,
+    opts: &Options,
+) -> Result<(), Error> {
+    let n = out.len();
+    let weight = len.saturating_add(n.saturating_mul(GROUP_COST));
+    let one = |xs: &[T]| -> Result<T, Error> {
+        let mut a = empty;
+        a.add_slice(xs)?;
+        Ok(a.value())
+    };
+    pool::run(small(weight, INLINE_SUM, opts), |threads| {
+        if whole(weight, INLINE_SUM, opts, &threads) {
+            return fpenv::with_ieee_fp(|| {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = one(group(i))?;
+                }
+                Ok(())
+            });
+        }
+        let chunk = opts.chunk_for(weight, threads.count());
+        let tasks = plan(n, |i| group(i).len(), chunk)?;
+        let mut runs = Vec::new();
+        runs.try_reserve_exact(tasks.len())
+            .map_err(|_| Error::OutOfMemory)?;
+        let mut big = Vec::new();
+        let mut rest = out;
+        for t in &tasks {
+            let (o, r) = rest.split_at_mut(t.groups.len());
+            rest = r;
+            if t.big {
+                push(&mut big, (o, t.groups.start))?;
+            } else {
+                runs.push((o, t.groups.clone()));
+            }
+        }
+        // Big groups first, each over all the threads; then the runs. Nothing written so
+        // far can be lost: only an allocation can fail, and each big group's sum is written
+        // once its parts are merged.
+        for (o, i) in big {
+            let parts = totals(&threads, group(i), chunk, empty)?;
+            o[0] = fpenv::with_ieee_fp(|| {
+                let mut a = empty;
+                for p in &parts {
+                    a.merge(p)?;
+                }
+                Ok::<_, Error>(a.value())
+            })?;
+        }
+        threads.map(runs.into_iter(), |(o, r)| {
+            fpenv::with_ieee_fp(|| {
+                for (o, i) in o.iter_mut().zip(r) {
+                    *o = one(group(i))?;
+                }
+                Ok(())
+            })
+        })?;
+        Ok(())
+    })
+}
+
+/// An input and an output of a cumulative sum: two slices, or one slice in place.
+trait Io<T: Float>: Send + Sized {
+    fn len(&self) -> usize;
+    fn split_at(self, mid: usize) -> (Self, Self);
+    fn input(&self) -> &[T];
+    /// Adds the input to `acc`, writing the running values.
+    fn running(self, acc: &mut DynAccumulator<T>) -> Result<(), Error>;
+}
+
+impl<T: Float> Io<T> for (&[T], &mut [T]) {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (a, b) = self.0.split_at(mid);
+        let (c, d) = self.1.split_at_mut(mid);
+        ((a, c), (b, d))
+    }
+    fn input(&self) -> &[T] {
+        self.0
+    }
+    fn running(self, acc: &mut DynAccumulator<T>) -> Result<(), Error> {
+        acc.add_running(self.0, self.1)
+    }
+}
+
+impl<T: Float> Io<T> for &mut [T] {
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        self.split_at_mut(mid)
+    }
+    fn input(&self) -> &[T] {
+        self
+    }
+    fn running(self, acc: &mut DynAccumulator<T>) -> Result<(), Error> {
+        acc.add_running_in_place(self)
+    }
+}
+
+/// Each segment's cumulative sum from `empty`, for checked `offsets`.
+fn cumsums<T: Float, D: Io<T>>(
+    data: D,
+    offsets: &[usize],
+    empty: DynAccumulator<T>,
+    opts: &Options,
+) -> Result<(), Error> {
+    let nseg = offsets.len() - 1;
+    let len = |i: usize| offsets[i + 1] - offsets[i];
+    let weight = data.len().saturating_add(nseg.saturating_mul(GROUP_COST));
+    // The segments `r` of `data`, which starts at segment `r.start`.
+    let run = |mut data: D, r: Range<usize>| -> Result<(), Error> {
+        for i in r {
+            let (seg, rest) = data.split_at(len(i));
+            data = rest;
+            let mut acc = empty;
+            seg.running(&mut acc)?;
+        }
+        Ok(())
+    };
+    pool::run(small(weight, INLINE_CUMSUM, opts), |threads| {
+        if whole(weight, INLINE_CUMSUM, opts, &threads) {
+            return fpenv::with_ieee_fp(|| run(data, 0..nseg));
+        }
+        let chunk = opts.chunk_for(weight, threads.count());
+        let tasks = plan(nseg, len, chunk)?;
+        let mut runs = Vec::new();
+        runs.try_reserve_exact(tasks.len())
+            .map_err(|_| Error::OutOfMemory)?;
+        let mut big = Vec::new();
+        let mut rest = data;
+        for t in &tasks {
+            let (d, r) = rest.split_at(t.len);
+            rest = r;
+            if t.big {
+                push(&mut big, d)?;
+            } else {
+                runs.push((d, t.groups.clone()));
+            }
+        }
+        // The big segments' prefixes are computed before anything is written (only an
+        // allocation can fail).
+        let mut starts = Vec::new();
+        starts
+            .try_reserve_exact(big.len())
+            .map_err(|_| Error::OutOfMemory)?;
+        for d in &big {
+            starts.push(chunk_prefixes(&threads, d.input(), chunk, empty, empty)?.0);
+        }
+        for (mut d, prefixes) in big.into_iter().zip(starts) {
+            let mut parts = Vec::new();
+            parts
+                .try_reserve_exact(prefixes.len())
+                .map_err(|_| Error::OutOfMemory)?;
+            for p in prefixes {
+                let at = chunk.min(d.len());
+                let (c, r) = d.split_at(at);
+                d = r;
+                parts.push((c, p));
+            }
+            threads.map(parts.into_iter(), |(c, mut acc)| {
+                fpenv::with_ieee_fp(|| c.running(&mut acc))
+            })?;
+        }
+        threads.map(runs.into_iter(), |(d, r)| fpenv::with_ieee_fp(|| run(d, r)))?;
+        Ok(())
+    })
+}
+
+/// The reproducible sum of each segment of `xs` (fold 3): `out[i]` has the bits of
+/// `sum(&xs[offsets[i]..offsets[i + 1]])`. As [`segmented_sum_with`].
+///
+/// # Errors
+/// As [`segmented_sum_with`].
+pub fn segmented_sum<T: Float>(xs: &[T], offsets: &[usize], out: &mut [T]) -> Result<(), Error> {
+    segmented_sum_with(xs, offsets, out, &Options::default())
+}
+
+/// The reproducible sum of each segment of `xs`: `out[i]` has the bits of
+/// `sum_with(&xs[offsets[i]..offsets[i + 1]], opts)`; an empty segment gives +0.0.
+///
+/// `offsets` has `out.len() + 1` entries (CSR style): the first is 0, none is smaller than
+/// the one before, and the last is `xs.len()`.
+///
+/// ```
+/// let xs = [1e16, 1.0, -1e16, 2.0, 3.0];
+/// let mut out = [0.0; 3];
+/// reprosum::segmented_sum(&xs, &[0, 3, 3, 5], &mut out).unwrap();
+/// assert_eq!(out, [1.0, 0.0, 5.0]);
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidFold`]; [`Error::LengthMismatch`] if `offsets` has not `out.len() + 1`
+/// entries; [`Error::InvalidOffsets`]; [`Error::CapacityExceeded`] for a segment of more
+/// than [`Float::CAPACITY`] values; [`Error::OutOfMemory`]. Nothing is written then.
+pub fn segmented_sum_with<T: Float>(
+    xs: &[T],
+    offsets: &[usize],
+    out: &mut [T],
+    opts: &Options,
+) -> Result<(), Error> {
+    let empty = DynAccumulator::new(opts.fold)?;
+    if offsets.len() != out.len().saturating_add(1) {
+        return Err(Error::LengthMismatch);
+    }
+    check_offsets::<T>(offsets, xs.len())?;
+    sums(|i| &xs[offsets[i]..offsets[i + 1]], xs.len(), out, empty, opts)
+}
+
+/// The reproducible sum of each row of a row-major matrix (fold 3). As [`sum_rows_with`].
+///
+/// # Errors
+/// As [`sum_rows_with`].
+pub fn sum_rows<T: Float>(
+    xs: &[T],
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    out: &mut [T],
+) -> Result<(), Error> {
+    sum_rows_with(xs, rows, cols, row_stride, out, &Options::default())
+}
+
+/// The reproducible sum of each row of a row-major matrix: row `r` is
+/// `xs[r * row_stride..r * row_stride + cols]`, and `out[r]` has the bits of the sum of that
+/// row alone (batch-invariant: the same bits whatever the other rows). `xs` holds at least
+/// `(rows - 1) * row_stride + cols` values (none when `rows` is 0).
+///
+/// ```
+/// // Two rows of three values, each row padded to four.
+/// let xs = [1.0, 2.0, 3.0, f64::NAN, 1e16, 1.0, -1e16, f64::NAN];
+/// let mut out = [0.0; 2];
+/// reprosum::sum_rows(&xs, 2, 3, 4, &mut out).unwrap();
+/// assert_eq!(out, [6.0, 1.0]);
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidFold`]; [`Error::LengthMismatch`] if `out` has not `rows` entries or
+/// `xs` is too short; [`Error::InvalidStride`] if `cols > row_stride`;
+/// [`Error::CapacityExceeded`] for rows of more than [`Float::CAPACITY`] values;
+/// [`Error::OutOfMemory`]. Nothing is written then.
+pub fn sum_rows_with<T: Float>(
+    xs: &[T],
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    out: &mut [T],
+    opts: &Options,
+) -> Result<(), Error> {
+    let empty = DynAccumulator::new(opts.fold)?;
+    if out.len() != rows {
+        return Err(Error::LengthMismatch);
+    }
+    if cols > row_stride {
+        return Err(Error::InvalidStride);
+    }
+    let need = match rows {
+        0 => Some(0),
+        _ => (rows - 1)
+            .checked_mul(row_stride)
+            .and_then(|s| s.checked_add(cols)),
+    };
+    if need.is_none_or(|need| need > xs.len()) {
+        return Err(Error::LengthMismatch);
+    }
+    if cols as u64 > T::CAPACITY {
+        return Err(Error::CapacityExceeded);
+    }
+    let row = |r: usize| &xs[r * row_stride..r * row_stride + cols];
+    sums(row, rows.saturating_mul(cols), out, empty, opts)
+}
+
+/// The reproducible sum of the values of each key (fold 3). As [`sum_by_key_with`].
+///
+/// # Errors
+/// As [`sum_by_key_with`].
+pub fn sum_by_key<T: Float>(xs: &[T], keys: &[i64], out: &mut [T]) -> Result<(), Error> {
+    sum_by_key_with(xs, keys, out, &Options::default())
+}
+
+/// The reproducible sum of the values of each key (a scatter-add, `index_add`, weighted
+/// bincount): `out[k]` has the bits of the sum of every `xs[i]` with `keys[i] == k`, for
+/// `k < out.len()`; a key no value has gives +0.0. The keys may come in any order: any
+/// permutation of the (key, value) pairs gives the same bits.
+///
+/// The values are gathered by key (a counting sort: `out.len() + 1` counts and a copy of
+/// `xs` are allocated), then each key's values are summed as a segment.
+///
+/// ```
+/// let xs = [1.0, 10.0, 2.0, 1e16, -1e16];
+/// let keys = [0, 2, 0, 1, 1];
+/// let mut out = [0.0; 4];
+/// reprosum::sum_by_key(&xs, &keys, &mut out).unwrap();
+/// assert_eq!(out, [3.0, 0.0, 10.0, 0.0]);
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidFold`]; [`Error::LengthMismatch`] if `keys` and `xs` differ in length;
+/// [`Error::KeyOutOfRange`] for a key below 0 or not below `out.len()`;
+/// [`Error::CapacityExceeded`] for a key of more than [`Float::CAPACITY`] values;
+/// [`Error::OutOfMemory`]. Nothing is written then.
+pub fn sum_by_key_with<T: Float>(xs: &[T], keys: &[i64], out: &mut [T], opts: &Options) -> Result<(), Error> {
+    let empty = DynAccumulator::new(opts.fold)?;
+    if keys.len() != xs.len() {
+        return Err(Error::LengthMismatch);
+    }
+    let nkeys = out.len();
+    let key = |k: i64| usize::try_from(k).ok().filter(|&k| k < nkeys);
+    // Checked before anything is allocated, so a bad key is reported as such.
+    if keys.iter().any(|&k| key(k).is_none()) {
+        return Err(Error::KeyOutOfRange);
+    }
+    // offsets[k + 1] counts key k; then the running total makes offsets[k] its first slot.
+    let mut offsets: Vec<usize> = Vec::new();
+    offsets
+        .try_reserve_exact(nkeys + 1)
+        .map_err(|_| Error::OutOfMemory)?;
+    offsets.resize(nkeys + 1, 0);
+    for &k in keys {
+        offsets[key(k).unwrap_or(0) + 1] += 1;
+    }
+    for k in 0..nkeys {
+        offsets[k + 1] += offsets[k];
+    }
+    check_offsets::<T>(&offsets, xs.len())?;
+    let mut gathered: Vec<T> = Vec::new();
+    gathered
+        .try_reserve_exact(xs.len())
+        .map_err(|_| Error::OutOfMemory)?;
+    gathered.resize(xs.len(), T::ZERO);
+    // A stable counting sort (the order within a key does not change the bits anyway).
+    let mut next = offsets.clone();
+    for (&x, &k) in xs.iter().zip(keys) {
+        let slot = &mut next[key(k).unwrap_or(0)];
+        gathered[*slot] = x;
+        *slot += 1;
+    }
+    drop(next);
+    sums(
+        |k| &gathered[offsets[k]..offsets[k + 1]],
+        gathered.len(),
+        out,
+        empty,
+        opts,
+    )
+}
+
+/// The reproducible cumulative sum of each segment (fold 3). As [`segmented_cumsum_with`].
+///
+/// # Errors
+/// As [`segmented_cumsum_with`].
+pub fn segmented_cumsum<T: Float>(xs: &[T], offsets: &[usize], out: &mut [T]) -> Result<(), Error> {
+    segmented_cumsum_with(xs, offsets, out, &Options::default())
+}
+
+/// The reproducible cumulative sum of each segment, starting afresh at every segment: for
+/// `j` in segment `i`, `out[j]` has the bits of `sum_with(&xs[offsets[i]..=j], opts)`.
+/// `offsets` is as for [`segmented_sum_with`] (at least one entry: 0, never decreasing,
+/// ending at `xs.len()`).
+///
+/// ```
+/// let xs = [1.0, 2.0, 3.0, 10.0, 20.0];
+/// let mut out = [0.0; 5];
+/// reprosum::segmented_cumsum(&xs, &[0, 3, 5], &mut out).unwrap();
+/// assert_eq!(out, [1.0, 3.0, 6.0, 10.0, 30.0]);
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidFold`]; [`Error::LengthMismatch`] if `out` is not as long as `xs`;
+/// [`Error::InvalidOffsets`]; [`Error::CapacityExceeded`] for a segment of more than
+/// [`Float::CAPACITY`] values; [`Error::OutOfMemory`]. Nothing is written then.
+pub fn segmented_cumsum_with<T: Float>(
+    xs: &[T],
+    offsets: &[usize],
+    out: &mut [T],
+    opts: &Options,
+) -> Result<(), Error> {
+    let empty = DynAccumulator::new(opts.fold)?;
+    if xs.len() != out.len() {
+        return Err(Error::LengthMismatch);
+    }
+    check_offsets::<T>(offsets, xs.len())?;
+    cumsums((xs, out), offsets, empty, opts)
+}
+
+/// The reproducible cumulative sum of each segment (fold 3), overwriting the input. As
+/// [`segmented_cumsum_with`].
+///
+/// # Errors
+/// As [`segmented_cumsum_in_place_with`].
+pub fn segmented_cumsum_in_place<T: Float>(xs: &mut [T], offsets: &[usize]) -> Result<(), Error> {
+    segmented_cumsum_in_place_with(xs, offsets, &Options::default())
+}
+
+/// [`segmented_cumsum_with`] with the running sums written over the input.
+///
+/// # Errors
+/// [`Error::InvalidFold`], [`Error::InvalidOffsets`], [`Error::CapacityExceeded`],
+/// [`Error::OutOfMemory`]; nothing is written then.
+pub fn segmented_cumsum_in_place_with<T: Float>(
+    xs: &mut [T],
+    offsets: &[usize],
+    opts: &Options,
+) -> Result<(), Error> {
+    let empty = DynAccumulator::new(opts.fold)?;
+    check_offsets::<T>(offsets, xs.len())?;
+    cumsums(xs, offsets, empty, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_cover_every_group_in_order() {
+        for chunk in [1usize, 5, 40, 1000] {
+            let lens = [0usize, 3, 100, 0, 0, 7, 2000, 1, 1, 39, 40, 41];
+            let tasks = plan(lens.len(), |i| lens[i], chunk).unwrap();
+            let mut at = 0;
+            for t in &tasks {
+                assert_eq!(t.groups.start, at);
+                assert!(!t.groups.is_empty());
+                assert_eq!(t.len, lens[t.groups.clone()].iter().sum::<usize>());
+                if t.big {
+                    assert_eq!(t.groups.len(), 1);
+                    assert!(t.len >= chunk);
+                }
+                at = t.groups.end;
+            }
+            assert_eq!(at, lens.len());
+        }
+        assert!(plan(0, |_| 0, 10).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,440 @@
+//! Segmented, batched and keyed sums and the segmented cumulative sum: every group's result
+//! has the bits of `sum_fold` (or `cumsum_fold`) of that group's values alone, for every
+//! fold, thread count and chunking; every bad argument is an error with the output untouched.
+
+use reprosum::{Error, Float, Options};
+use reprosum_testkit::TestFloat;
+
+/// Deterministic values of mixed signs and magnitudes, with cancellation.
+fn values<T: TestFloat>(n: usize, seed: u64) -> Vec<T> {
+    let mut s = seed | 1;
+    (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let m = 1.0 + (s >> 12) as f64 / (1u64 << 52) as f64;
+            let e = ((s >> 2) % 60) as i32 - 30;
+            let x = if s & 1 == 0 { m } else { -m } * 2f64.powi(e);
+            T::from_f64_round(if i % 11 == 5 { 1e12 * x.signum() } else { x })
+        })
+        .collect()
+}
+
+fn rng(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    move |m| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % m.max(1)
+    }
+}
+
+fn bits<T: Float>(xs: &[T]) -> Vec<u64> {
+    xs.iter().map(|x| x.bits()).collect()
+}
+
+fn folds<T: Float>() -> [usize; 4] {
+    [2, 3, 8, T::MAX_FOLD]
+}
+
+/// Runs `f` on the calling thread and inside rayon pools of 1, 2, 3 and 8 threads, with
+/// the default chunking and small chunks, and checks that every run gives `want`.
+fn everywhere(want: &[u64], what: &str, f: impl Fn(usize) -> Vec<u64> + Sync) {
+    for chunk_len in [0usize, 997] {
+        assert_eq!(f(chunk_len), want, "{what}: calling thread, chunk {chunk_len}");
+        for threads in [1usize, 2, 3, 8] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let got = pool.install(|| f(chunk_len));
+            assert_eq!(got, want, "{what}: {threads} threads, chunk {chunk_len}");
+        }
+    }
+}
+
+/// Segment layouts: empty, single values, random small ones with empties, one huge
+/// segment among small ones.
+fn layouts(seed: u64) -> Vec<Vec<usize>> {
+    let mut r = rng(seed);
+    let mut out = vec![
+        vec![0],
+        vec![0, 0],
+        vec![0, 0, 0, 0],
+        vec![0, 1],
+        (0..=50).collect(),
+    ];
+    let mut random = vec![0usize];
+    for _ in 0..3000 {
+        let len = match r(10) {
+            0..=2 => 0,
+            3..=7 => r(20) as usize,
+            _ => r(400) as usize,
+        };
+        random.push(random.last().unwrap() + len);
+    }
+    out.push(random);
+    out.push(vec![0, 3, 3, 200_003, 200_010, 200_010]);
+    out
+}
+
+/// Special groups: cancelling 1e300s (f64) or 1e30s (f32), NaN, Inf of one sign, both.
+fn special<T: TestFloat>() -> (Vec<T>, Vec<usize>) {
+    let big = T::from_f64_round(if T::BYTES == 8 { 1e300 } else { 1e30 });
+    let one = T::from_f64_round(1.0);
+    let inf = T::from_f64_round(f64::INFINITY);
+    let (mbig, minf) = (T::ZERO - big, T::ZERO - inf);
+    let mut xs = Vec::new();
+    let mut offsets = vec![0];
+    let mut group = |g: Vec<T>| {
+        xs.extend(g);
+        offsets.push(xs.len());
+    };
+    let mut cancel = Vec::new();
+    for i in 0..5000 {
+        cancel.push(if i % 2 == 0 { big } else { mbig });
+        if i % 7 == 0 {
+            cancel.push(one);
+        }
+    }
+    group(cancel);
+    group(vec![one, T::from_f64_round(f64::NAN), one]);
+    group(vec![inf, one, inf]);
+    group(vec![inf, minf]);
+    group(vec![minf]);
+    group(vec![big, big, big, big]);
+    (xs, offsets)
+}
+
+fn want_sums<T: Float>(xs: &[T], offsets: &[usize], fold: usize) -> Vec<u64> {
+    offsets
+        .windows(2)
+        .map(|w| reprosum::sum_fold(&xs[w[0]..w[1]], fold).unwrap().bits())
+        .collect()
+}
+
+fn want_cumsums<T: Float>(xs: &[T], offsets: &[usize], fold: usize) -> Vec<u64> {
+    let mut out = vec![T::ZERO; xs.len()];
+    for w in offsets.windows(2) {
+        reprosum::cumsum_fold(&xs[w[0]..w[1]], &mut out[w[0]..w[1]], fold).unwrap();
+    }
+    bits(&out)
+}
+
+fn check_segmented<T: TestFloat>(xs: &[T], offsets: &[usize], fold: usize, what: &str) {
+    let want = want_sums(xs, offsets, fold);
+    everywhere(&want, &format!("segmented_sum {what} fold {fold}"), |chunk_len| {
+        let mut out = vec![T::from_f64_round(7.0); offsets.len() - 1];
+        reprosum::segmented_sum_with(xs, offsets, &mut out, &Options { fold, chunk_len }).unwrap();
+        bits(&out)
+    });
+    let want = want_cumsums(xs, offsets, fold);
+    everywhere(
+        &want,
+        &format!("segmented_cumsum {what} fold {fold}"),
+        |chunk_len| {
+            let opts = Options { fold, chunk_len };
+            let mut out = vec![T::from_f64_round(7.0); xs.len()];
+            reprosum::segmented_cumsum_with(xs, offsets, &mut out, &opts).unwrap();
+            let mut inplace = xs.to_vec();
+            reprosum::segmented_cumsum_in_place_with(&mut inplace, offsets, &opts).unwrap();
+            assert_eq!(bits(&inplace), bits(&out), "in place");
+            bits(&out)
+        },
+    );
+}
+
+fn segmented_for<T: TestFloat>() {
+    for (l, offsets) in layouts(T::BYTES as u64).iter().enumerate() {
+        let xs: Vec<T> = values(*offsets.last().unwrap(), 77 + l as u64);
+        for fold in folds::<T>() {
+            check_segmented(&xs, offsets, fold, &format!("layout {l}"));
+        }
+    }
+    let (xs, offsets) = special::<T>();
+    for fold in folds::<T>() {
+        check_segmented(&xs, &offsets, fold, "special");
+    }
+    // The default-fold forms.
+    let (xs, offsets) = (values::<T>(1000, 5), [0usize, 10, 500, 1000]);
+    let mut out = vec![T::ZERO; 3];
+    reprosum::segmented_sum(&xs, &offsets, &mut out).unwrap();
+    assert_eq!(bits(&out), want_sums(&xs, &offsets, 3));
+    let mut cum = vec![T::ZERO; 1000];
+    reprosum::segmented_cumsum(&xs, &offsets, &mut cum).unwrap();
+    assert_eq!(bits(&cum), want_cumsums(&xs, &offsets, 3));
+    let mut inplace = xs.clone();
+    reprosum::segmented_cumsum_in_place(&mut inplace, &offsets).unwrap();
+    assert_eq!(bits(&inplace), bits(&cum));
+}
+
+#[test]
+fn segmented_sums_and_cumsums_f64() {
+    segmented_for::<f64>();
+}
+
+#[test]
+fn segmented_sums_and_cumsums_f32() {
+    segmented_for::<f32>();
+}
+
+fn rows_for<T: TestFloat>() {
+    let nan = T::from_f64_round(f64::NAN);
+    for (rows, cols, stride) in [
+        (0usize, 0usize, 0usize),
+        (0, 5, 7),
+        (3, 0, 0),
+        (1, 1, 1),
+        (5, 3, 3),
+        (700, 301, 310),
+        (2, 150_000, 150_001),
+        (40_000, 4, 5),
+    ] {
+        // The padding holds NaN: it must never be read.
+        let len = if rows == 0 { 0 } else { (rows - 1) * stride + cols };
+        let vals: Vec<T> = values(len, (rows * 31 + cols) as u64);
+        let xs: Vec<T> = (0..len)
+            .map(|i| if i % stride.max(1) < cols { vals[i] } else { nan })
+            .collect();
+        for fold in folds::<T>() {
+            let want: Vec<u64> = (0..rows)
+                .map(|r| {
+                    reprosum::sum_fold(&xs[r * stride..r * stride + cols], fold)
+                        .unwrap()
+                        .bits()
+                })
+                .collect();
+            everywhere(
+                &want,
+                &format!("sum_rows {rows}x{cols}/{stride} fold {fold}"),
+                |chunk_len| {
+                    let mut out = vec![T::from_f64_round(7.0); rows];
+                    let opts = Options { fold, chunk_len };
+                    reprosum::sum_rows_with(&xs, rows, cols, stride, &mut out, &opts).unwrap();
+                    bits(&out)
+                },
+            );
+            // Batch invariance: each row alone gives its bits.
+            for r in [0, rows / 2, rows.saturating_sub(1)]
+                .into_iter()
+                .filter(|&r| r < rows)
+            {
+                let mut one = [T::ZERO];
+                let row = &xs[r * stride..r * stride + cols];
+                reprosum::sum_rows_with(row, 1, cols, cols, &mut one, &Options::with_fold(fold)).unwrap();
+                assert_eq!(one[0].bits(), want[r]);
+            }
+        }
+    }
+    let xs: Vec<T> = values(12, 3);
+    let mut out = vec![T::ZERO; 3];
+    reprosum::sum_rows(&xs, 3, 4, 4, &mut out).unwrap();
+    assert_eq!(bits(&out), want_sums(&xs, &[0, 4, 8, 12], 3));
+}
+
+#[test]
+fn row_sums_f64() {
+    rows_for::<f64>();
+}
+
+#[test]
+fn row_sums_f32() {
+    rows_for::<f32>();
+}
+
+fn want_by_key<T: Float>(xs: &[T], keys: &[i64], nkeys: usize, fold: usize) -> Vec<u64> {
+    let mut groups: Vec<Vec<T>> = vec![Vec::new(); nkeys];
+    for (&x, &k) in xs.iter().zip(keys) {
+        groups[k as usize].push(x);
+    }
+    groups
+        .iter()
+        .map(|g| reprosum::sum_fold(g, fold).unwrap().bits())
+        .collect()
+}
+
+fn keyed_for<T: TestFloat>() {
+    let mut r = rng(99 + T::BYTES as u64);
+    let n = 150_000;
+    let xs: Vec<T> = values(n, 1234);
+    let mut cases: Vec<(String, Vec<T>, Vec<i64>, usize)> = Vec::new();
+    cases.push(("empty".into(), vec![], vec![], 0));
+    cases.push(("no values".into(), vec![], vec![], 5));
+    cases.push(("one".into(), xs[..1].to_vec(), vec![2], 3));
+    let random: Vec<i64> = (0..n).map(|_| r(1000) as i64).collect();
+    cases.push(("random".into(), xs.clone(), random, 1000));
+    // Skewed: nine in ten values to key 0, the others spread over many keys, most empty.
+    let skewed: Vec<i64> = (0..n)
+        .map(|_| if r(10) < 9 { 0 } else { r(50_000) as i64 })
+        .collect();
+    cases.push(("skewed".into(), xs.clone(), skewed, 100_000));
+    let (special, offsets) = special::<T>();
+    let mut keys = Vec::new();
+    for (g, w) in offsets.windows(2).enumerate() {
+        keys.extend(std::iter::repeat_n(2 * g as i64, w[1] - w[0]));
+    }
+    cases.push(("special".into(), special, keys, 2 * offsets.len()));
+    for (name, xs, keys, nkeys) in &cases {
+        // A shuffled list of the same pairs.
+        let mut perm: Vec<usize> = (0..xs.len()).collect();
+        for i in (1..perm.len()).rev() {
+            perm.swap(i, r(i as u64 + 1) as usize);
+        }
+        let sx: Vec<T> = perm.iter().map(|&i| xs[i]).collect();
+        let sk: Vec<i64> = perm.iter().map(|&i| keys[i]).collect();
+        for fold in folds::<T>() {
+            let want = want_by_key(xs, keys, *nkeys, fold);
+            for (xs, keys, order) in [(xs, keys, "given"), (&sx, &sk, "shuffled")] {
+                everywhere(
+                    &want,
+                    &format!("sum_by_key {name} {order} fold {fold}"),
+                    |chunk_len| {
+                        let mut out = vec![T::from_f64_round(7.0); *nkeys];
+                        let opts = Options { fold, chunk_len };
+                        reprosum::sum_by_key_with(xs, keys, &mut out, &opts).unwrap();
+                        bits(&out)
+                    },
+                );
+            }
+        }
+    }
+    let mut out = vec![T::ZERO; 1000];
+    let (name, xs, keys, nkeys) = &cases[3];
+    reprosum::sum_by_key(xs, keys, &mut out).unwrap();
+    assert_eq!(bits(&out), want_by_key(xs, keys, *nkeys, 3), "{name}");
+}
+
+#[test]
+fn keyed_sums_f64() {
+    keyed_for::<f64>();
+}
+
+#[test]
+fn keyed_sums_f32() {
+    keyed_for::<f32>();
+}
+
+/// The facade's own pool at 1, 2, 3 and 8 threads gives the same bits (the one test of this
+/// binary that changes the process-wide setting; the others do not depend on it).
+#[test]
+fn facade_thread_counts() {
+    let xs: Vec<f64> = values(400_000, 8);
+    let mut offsets = vec![0usize];
+    let mut r = rng(4);
+    while *offsets.last().unwrap() < xs.len() {
+        let next = offsets.last().unwrap() + r(3000) as usize;
+        offsets.push(next.min(xs.len()));
+    }
+    offsets.push(xs.len());
+    let keys: Vec<i64> = (0..xs.len()).map(|_| r(777) as i64).collect();
+    let want_seg = want_sums(&xs, &offsets, 3);
+    let want_cum = want_cumsums(&xs, &offsets, 3);
+    let want_key = want_by_key(&xs, &keys, 777, 3);
+    let want_rows: Vec<u64> = xs.chunks(400).map(|c| reprosum::sum(c).unwrap().bits()).collect();
+    for threads in [1usize, 2, 3, 8, 0] {
+        reprosum::set_num_threads(threads).unwrap();
+        let mut out = vec![0.0; offsets.len() - 1];
+        reprosum::segmented_sum(&xs, &offsets, &mut out).unwrap();
+        assert_eq!(bits(&out), want_seg, "{threads} threads");
+        let mut cum = vec![0.0; xs.len()];
+        reprosum::segmented_cumsum(&xs, &offsets, &mut cum).unwrap();
+        assert_eq!(bits(&cum), want_cum, "{threads} threads");
+        let mut by_key = vec![0.0; 777];
+        reprosum::sum_by_key(&xs, &keys, &mut by_key).unwrap();
+        assert_eq!(bits(&by_key), want_key, "{threads} threads");
+        let mut rows = vec![0.0; 1000];
+        reprosum::sum_rows(&xs, 1000, 400, 400, &mut rows).unwrap();
+        assert_eq!(bits(&rows), want_rows, "{threads} threads");
+    }
+}
+
+/// Every bad argument is its error, with every output as it was.
+#[test]
+fn bad_arguments_write_nothing() {
+    let poison = f64::from_bits(0x7FF4_DEAD_BEEF_0001);
+    let xs: Vec<f64> = values(10, 1);
+    let seg = |offsets: &[usize], nout: usize, fold: usize| {
+        let mut out = vec![poison; nout];
+        let e = reprosum::segmented_sum_with(&xs, offsets, &mut out, &Options::with_fold(fold)).unwrap_err();
+        assert!(out.iter().all(|x| x.to_bits() == poison.to_bits()));
+        e
+    };
+    assert_eq!(seg(&[0, 5, 10], 2, 1), Error::InvalidFold);
+    assert_eq!(seg(&[0, 5, 10], 2, 53), Error::InvalidFold);
+    assert_eq!(seg(&[0, 5, 10], 3, 3), Error::LengthMismatch);
+    assert_eq!(seg(&[], 0, 3), Error::LengthMismatch);
+    assert_eq!(seg(&[0, 6, 5, 10], 3, 3), Error::InvalidOffsets);
+    assert_eq!(seg(&[1, 5, 10], 2, 3), Error::InvalidOffsets);
+    assert_eq!(seg(&[0, 5, 9], 2, 3), Error::InvalidOffsets);
+    assert_eq!(seg(&[0, 5, 11], 2, 3), Error::InvalidOffsets);
+    assert_eq!(seg(&[0], 0, 3), Error::InvalidOffsets);
+
+    let cum = |offsets: &[usize], nout: usize, fold: usize| {
+        let mut out = vec![poison; nout];
+        let opts = Options::with_fold(fold);
+        let e = reprosum::segmented_cumsum_with(&xs, offsets, &mut out, &opts).unwrap_err();
+        assert!(out.iter().all(|x| x.to_bits() == poison.to_bits()));
+        if nout == xs.len() {
+            let mut inplace = xs.clone();
+            let e2 = reprosum::segmented_cumsum_in_place_with(&mut inplace, offsets, &opts).unwrap_err();
+            assert_eq!(e2, e);
+            assert_eq!(bits(&inplace), bits(&xs));
+        }
+        e
+    };
+    assert_eq!(cum(&[0, 10], 10, 0), Error::InvalidFold);
+    assert_eq!(cum(&[0, 10], 9, 3), Error::LengthMismatch);
+    assert_eq!(cum(&[], 10, 3), Error::InvalidOffsets);
+    assert_eq!(cum(&[0, 4, 3, 10], 10, 3), Error::InvalidOffsets);
+    assert_eq!(cum(&[2, 10], 10, 3), Error::InvalidOffsets);
+    assert_eq!(cum(&[0, 9], 10, 3), Error::InvalidOffsets);
+
+    let rows = |xs: &[f64], r: usize, c: usize, s: usize, nout: usize, fold: usize| {
+        let mut out = vec![poison; nout];
+        let e = reprosum::sum_rows_with(xs, r, c, s, &mut out, &Options::with_fold(fold)).unwrap_err();
+        assert!(out.iter().all(|x| x.to_bits() == poison.to_bits()));
+        e
+    };
+    assert_eq!(rows(&xs, 2, 5, 5, 2, 1), Error::InvalidFold);
+    assert_eq!(rows(&xs, 2, 5, 5, 3, 3), Error::LengthMismatch);
+    assert_eq!(rows(&xs, 2, 6, 5, 2, 3), Error::InvalidStride);
+    assert_eq!(rows(&xs, 0, 6, 5, 0, 3), Error::InvalidStride);
+    assert_eq!(rows(&xs, 3, 4, 4, 3, 3), Error::LengthMismatch);
+    assert_eq!(rows(&xs, 2, 5, 6, 2, 3), Error::LengthMismatch);
+    assert_eq!(rows(&xs, 3, 1, usize::MAX, 3, 3), Error::LengthMismatch);
+
+    let keyed = |keys: &[i64], nout: usize, fold: usize| {
+        let mut out = vec![poison; nout];
+        let opts = Options::with_fold(fold);
+        let e = reprosum::sum_by_key_with(&xs[..keys.len().min(10)], keys, &mut out, &opts).unwrap_err();
+        assert!(out.iter().all(|x| x.to_bits() == poison.to_bits()));
+        e
+    };
+    let good: Vec<i64> = (0..10).map(|i| i % 3).collect();
+    assert_eq!(keyed(&good, 3, 1), Error::InvalidFold);
+    let mut bad = good.clone();
+    bad[7] = 3;
+    assert_eq!(keyed(&bad, 3, 3), Error::KeyOutOfRange);
+    bad[7] = -1;
+    assert_eq!(keyed(&bad, 3, 3), Error::KeyOutOfRange);
+    bad[7] = i64::MIN;
+    assert_eq!(keyed(&bad, 3, 3), Error::KeyOutOfRange);
+    assert_eq!(keyed(&good, 0, 3), Error::KeyOutOfRange);
+    let mut out = [poison; 3];
+    assert_eq!(
+        reprosum::sum_by_key(&xs[..9], &good, &mut out).unwrap_err(),
+        Error::LengthMismatch
+    );
+    assert!(out.iter().all(|x| x.to_bits() == poison.to_bits()));
+
+    // The f32 fold range.
+    let xf: Vec<f32> = values(4, 2);
+    let mut of = [f32::from_bits(0x7FA0_BEEF); 2];
+    let e = reprosum::segmented_sum_with(&xf, &[0, 2, 4], &mut of, &Options::with_fold(22)).unwrap_err();
+    assert_eq!(e, Error::InvalidFold);
+    assert!(of.iter().all(|x| x.to_bits() == 0x7FA0_BEEF));
+    // The largest fold of each type works.
+    reprosum::segmented_sum_with(&xf, &[0, 2, 4], &mut of, &Options::with_fold(21)).unwrap();
+}
