@@ -128,6 +128,9 @@ module reprosum
   integer(c_int32_t), parameter, public :: ADN_MISALIGNED = 14
   integer(c_int32_t), parameter, public :: ADN_INVALID_POINTER = 15
   integer(c_int32_t), parameter, public :: ADN_MPI_ERROR = 16
+  integer(c_int32_t), parameter, public :: ADN_KEY_OUT_OF_RANGE = 17
+  integer(c_int32_t), parameter, public :: ADN_INVALID_OFFSETS = 18
+  integer(c_int32_t), parameter, public :: ADN_INVALID_STRIDE = 19
 
   ! ---- accumulators (the C structs: a tag word and the state) ----
   type, bind(C), public :: adn_acc_f64
@@ -239,8 +242,92 @@ module reprosum
   public :: adn_hip_sum_f32, adn_hip_sum_f32_fold, adn_hip_sum_f32_stream, adn_hip_sum_f64
   public :: adn_hip_sum_f64_fold, adn_hip_sum_f64_stream, adn_set_num_threads, adn_sum_f32
   public :: adn_sum_f32_fold, adn_sum_f64, adn_sum_f64_fold
+  public :: adn_segmented_sum_f64, adn_segmented_sum_f32, adn_sum_rows_f64, adn_sum_rows_f32
+  public :: adn_sum_by_key_f64, adn_sum_by_key_f32, adn_segmented_cumsum_f64
+  public :: adn_segmented_cumsum_f32
 
   interface
+    ! ---- host: segmented, row and keyed sums, segmented cumulative sums (reprosum.h) ----
+    ! The C entry points as they are: offsets and keys are 0-based (offsets(1) = 0, and
+    ! offsets(nseg + 1) is the number of values), keys in 0 .. nkeys - 1.
+    function adn_segmented_sum_f64(x, offsets, nseg, fold, out) &
+        bind(C, name="adn_segmented_sum_f64") result(st)
+      import
+      real(c_double), intent(in) :: x(*)
+      integer(c_size_t), intent(in) :: offsets(*)
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      real(c_double), intent(inout) :: out(*)
+      integer(c_int32_t) :: st
+    end function adn_segmented_sum_f64
+    function adn_sum_rows_f64(x, rows, cols, row_stride, fold, out) &
+        bind(C, name="adn_sum_rows_f64") result(st)
+      import
+      real(c_double), intent(in) :: x(*)
+      integer(c_size_t), value :: rows, cols, row_stride
+      integer(c_int), value :: fold
+      real(c_double), intent(inout) :: out(*)
+      integer(c_int32_t) :: st
+    end function adn_sum_rows_f64
+    function adn_sum_by_key_f64(x, keys, n, nkeys, fold, out) &
+        bind(C, name="adn_sum_by_key_f64") result(st)
+      import
+      real(c_double), intent(in) :: x(*)
+      integer(c_int64_t), intent(in) :: keys(*)
+      integer(c_size_t), value :: n, nkeys
+      integer(c_int), value :: fold
+      real(c_double), intent(inout) :: out(*)
+      integer(c_int32_t) :: st
+    end function adn_sum_by_key_f64
+    function adn_segmented_cumsum_f64(input, out, offsets, nseg, fold) &
+        bind(C, name="adn_segmented_cumsum_f64") result(st)
+      import
+      real(c_double), intent(in) :: input(*)
+      real(c_double), intent(inout) :: out(*)
+      integer(c_size_t), intent(in) :: offsets(*)
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      integer(c_int32_t) :: st
+    end function adn_segmented_cumsum_f64
+    function adn_segmented_sum_f32(x, offsets, nseg, fold, out) &
+        bind(C, name="adn_segmented_sum_f32") result(st)
+      import
+      real(c_float), intent(in) :: x(*)
+      integer(c_size_t), intent(in) :: offsets(*)
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      real(c_float), intent(inout) :: out(*)
+      integer(c_int32_t) :: st
+    end function adn_segmented_sum_f32
+    function adn_sum_rows_f32(x, rows, cols, row_stride, fold, out) &
+        bind(C, name="adn_sum_rows_f32") result(st)
+      import
+      real(c_float), intent(in) :: x(*)
+      integer(c_size_t), value :: rows, cols, row_stride
+      integer(c_int), value :: fold
+      real(c_float), intent(inout) :: out(*)
+      integer(c_int32_t) :: st
+    end function adn_sum_rows_f32
+    function adn_sum_by_key_f32(x, keys, n, nkeys, fold, out) &
+        bind(C, name="adn_sum_by_key_f32") result(st)
+      import
+      real(c_float), intent(in) :: x(*)
+      integer(c_int64_t), intent(in) :: keys(*)
+      integer(c_size_t), value :: n, nkeys
+      integer(c_int), value :: fold
+      real(c_float), intent(inout) :: out(*)
+      integer(c_int32_t) :: st
+    end function adn_sum_by_key_f32
+    function adn_segmented_cumsum_f32(input, out, offsets, nseg, fold) &
+        bind(C, name="adn_segmented_cumsum_f32") result(st)
+      import
+      real(c_float), intent(in) :: input(*)
+      real(c_float), intent(inout) :: out(*)
+      integer(c_size_t), intent(in) :: offsets(*)
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      integer(c_int32_t) :: st
+    end function adn_segmented_cumsum_f32
     ! ---- host: whole-array sums and cumulative sums (reprosum.h) ----
     function adn_sum_f64(x, n, out) bind(C, name="adn_sum_f64") result(st)
       import

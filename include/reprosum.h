@@ -301,6 +301,23 @@ typedef struct adn_acc_f32 {
  */
 #define ADN_MPI_ERROR 16
 
+/**
+ * A keyed sum's key that is negative or not below the number of keys
+ * (`adn_sum_by_key_*`). Found before anything is written.
+ */
+#define ADN_KEY_OUT_OF_RANGE 17
+
+/**
+ * Segment offsets that are not a layout: a first entry other than 0, or an entry smaller
+ * than the one before (`adn_segmented_*`).
+ */
+#define ADN_INVALID_OFFSETS 18
+
+/**
+ * A matrix row longer than the row stride: `cols > row_stride` (`adn_sum_rows_*`).
+ */
+#define ADN_INVALID_STRIDE 19
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -394,6 +411,105 @@ adn_status adn_cumsum_f64_fold(const double *input, double *out, size_t n, unsig
  * As `adn_cumsum_f32`.
  */
 adn_status adn_cumsum_f32_fold(const float *input, float *out, size_t n, unsigned int fold);
+
+/**
+ * The reproducible sum of each segment of `x`: `out[i]` gets the bits of
+ * `adn_sum_f64_fold(x + offsets[i], offsets[i + 1] - offsets[i], fold, ...)`; an empty
+ * segment gives +0.0.
+ *
+ * `offsets` holds `nseg + 1` entries (CSR style, never NULL): the first is 0, none is
+ * smaller than the one before, and the last is the number of values of `x` (there is no
+ * separate length). `ADN_INVALID_OFFSETS` otherwise. `x` may be NULL only when the last
+ * offset is 0, `out` only when `nseg` is 0; `out` overlapping `x` or `offsets` is
+ * `ADN_OVERLAP`. Nothing is written on error.
+ *
+ * # Safety
+ * `offsets` points to `nseg + 1` readable values, `x` to `offsets[nseg]` readable doubles,
+ * `out` to `nseg` writable doubles.
+ */
+adn_status adn_segmented_sum_f64(const double *x, const size_t *offsets, size_t nseg, unsigned int fold, double *out);
+
+/**
+ * The reproducible sum of each segment of `x` (floats). As `adn_segmented_sum_f64`.
+ *
+ * # Safety
+ * As `adn_segmented_sum_f64`, with floats.
+ */
+adn_status adn_segmented_sum_f32(const float *x, const size_t *offsets, size_t nseg, unsigned int fold, float *out);
+
+/**
+ * The reproducible sum of each row of a row-major matrix: row `r` is the `cols` doubles
+ * from `x + r * row_stride`, and `out[r]` gets the bits of the sum of that row alone
+ * (batch-invariant). `x` holds `(rows - 1) * row_stride + cols` doubles (none when `rows`
+ * is 0); the padding between rows is never read.
+ *
+ * `cols > row_stride` is `ADN_INVALID_STRIDE`; a size past the address space
+ * `ADN_CAPACITY_EXCEEDED`. `x` may be NULL only when it holds no value, `out` only when
+ * `rows` is 0; `out` overlapping `x` is `ADN_OVERLAP`. Nothing is written on error.
+ *
+ * # Safety
+ * `x` points to the matrix's readable doubles, `out` to `rows` writable doubles.
+ */
+adn_status adn_sum_rows_f64(const double *x, size_t rows, size_t cols, size_t row_stride, unsigned int fold, double *out);
+
+/**
+ * The reproducible sum of each row of a row-major matrix of floats. As
+ * `adn_sum_rows_f64`.
+ *
+ * # Safety
+ * As `adn_sum_rows_f64`, with floats.
+ */
+adn_status adn_sum_rows_f32(const float *x, size_t rows, size_t cols, size_t row_stride, unsigned int fold, float *out);
+
+/**
+ * The reproducible sum of the values of each key (scatter-add, index_add, weighted
+ * bincount): `out[k]` gets the bits of the sum of every `x[i]` with `keys[i] == k`, for
+ * `k < nkeys`; a key without values gives +0.0. Any order of the (key, value) pairs gives
+ * the same bits.
+ *
+ * A key that is negative or not below `nkeys` is `ADN_KEY_OUT_OF_RANGE`, found before
+ * anything is written. `x` and `keys` may be NULL only when `n` is 0, `out` only when
+ * `nkeys` is 0; `out` overlapping `x` or `keys` is `ADN_OVERLAP`. The values are gathered
+ * by key in memory the call allocates (`nkeys + 1` counts and a copy of `x`):
+ * `ADN_OUT_OF_MEMORY` if the system refuses it. Nothing is written on error.
+ *
+ * # Safety
+ * `x` points to `n` readable doubles, `keys` to `n` readable keys, `out` to `nkeys`
+ * writable doubles.
+ */
+adn_status adn_sum_by_key_f64(const double *x, const int64_t *keys, size_t n, size_t nkeys, unsigned int fold, double *out);
+
+/**
+ * The reproducible sum of the float values of each key. As `adn_sum_by_key_f64`.
+ *
+ * # Safety
+ * As `adn_sum_by_key_f64`, with floats.
+ */
+adn_status adn_sum_by_key_f32(const float *x, const int64_t *keys, size_t n, size_t nkeys, unsigned int fold, float *out);
+
+/**
+ * The reproducible cumulative sum of each segment, starting afresh at every segment: for
+ * `j` in segment `i`, `out[j]` gets the bits of the sum of `input[offsets[i]]` to
+ * `input[j]`.
+ *
+ * `offsets` as for `adn_segmented_sum_f64` (its last entry is the number of values).
+ * `input == out` computes in place; any other overlap of `input` and `out`, or `out`
+ * overlapping `offsets`, is `ADN_OVERLAP`. Nothing is written on error.
+ *
+ * # Safety
+ * `offsets` points to `nseg + 1` readable values, `input` to `offsets[nseg]` readable and
+ * `out` to as many writable doubles.
+ */
+adn_status adn_segmented_cumsum_f64(const double *input, double *out, const size_t *offsets, size_t nseg, unsigned int fold);
+
+/**
+ * The reproducible cumulative sum of each segment of floats. As
+ * `adn_segmented_cumsum_f64`.
+ *
+ * # Safety
+ * As `adn_segmented_cumsum_f64`, with floats.
+ */
+adn_status adn_segmented_cumsum_f32(const float *input, float *out, const size_t *offsets, size_t nseg, unsigned int fold);
 
 /**
  * Sets the number of threads `adn_sum_*`, `adn_cumsum_*` and `adn_acc_*_add_array` use:

@@ -42,6 +42,22 @@ struct traits<double> {
     static adn_status cumsum(const double *in, double *out, std::size_t n, unsigned k) noexcept {
         return adn_cumsum_f64_fold(in, out, n, k);
     }
+    static adn_status segmented_sum(const double *x, const std::size_t *offsets, std::size_t nseg, unsigned k,
+                                    double *out) noexcept {
+        return adn_segmented_sum_f64(x, offsets, nseg, k, out);
+    }
+    static adn_status sum_rows(const double *x, std::size_t rows, std::size_t cols, std::size_t stride, unsigned k,
+                               double *out) noexcept {
+        return adn_sum_rows_f64(x, rows, cols, stride, k, out);
+    }
+    static adn_status sum_by_key(const double *x, const std::int64_t *keys, std::size_t n, std::size_t nkeys,
+                                 unsigned k, double *out) noexcept {
+        return adn_sum_by_key_f64(x, keys, n, nkeys, k, out);
+    }
+    static adn_status segmented_cumsum(const double *in, double *out, const std::size_t *offsets, std::size_t nseg,
+                                       unsigned k) noexcept {
+        return adn_segmented_cumsum_f64(in, out, offsets, nseg, k);
+    }
     static adn_status init(adn_acc_f64 *a, unsigned k) noexcept { return adn_acc_f64_init(a, k); }
     static adn_status add(adn_acc_f64 *a, double x) noexcept { return adn_acc_f64_add(a, x); }
     static adn_status add_array(adn_acc_f64 *a, const double *x, std::size_t n) noexcept {
@@ -71,6 +87,22 @@ struct traits<float> {
     }
     static adn_status cumsum(const float *in, float *out, std::size_t n, unsigned k) noexcept {
         return adn_cumsum_f32_fold(in, out, n, k);
+    }
+    static adn_status segmented_sum(const float *x, const std::size_t *offsets, std::size_t nseg, unsigned k,
+                                    float *out) noexcept {
+        return adn_segmented_sum_f32(x, offsets, nseg, k, out);
+    }
+    static adn_status sum_rows(const float *x, std::size_t rows, std::size_t cols, std::size_t stride, unsigned k,
+                               float *out) noexcept {
+        return adn_sum_rows_f32(x, rows, cols, stride, k, out);
+    }
+    static adn_status sum_by_key(const float *x, const std::int64_t *keys, std::size_t n, std::size_t nkeys,
+                                 unsigned k, float *out) noexcept {
+        return adn_sum_by_key_f32(x, keys, n, nkeys, k, out);
+    }
+    static adn_status segmented_cumsum(const float *in, float *out, const std::size_t *offsets, std::size_t nseg,
+                                       unsigned k) noexcept {
+        return adn_segmented_cumsum_f32(in, out, offsets, nseg, k);
     }
     static adn_status init(adn_acc_f32 *a, unsigned k) noexcept { return adn_acc_f32_init(a, k); }
     static adn_status add(adn_acc_f32 *a, float x) noexcept { return adn_acc_f32_add(a, x); }
@@ -141,6 +173,45 @@ void cumsum(const T *input, T *output, std::size_t N) {
     static_assert(detail::is_supported<T>, "adn::cumsum: T must be float or double");
     static_assert(K >= 2 && K <= max_fold<T>, "adn::cumsum: fold K must be in 2..21 (float) or 2..52 (double)");
     detail::check(detail::traits<T>::cumsum(input, output, N, static_cast<unsigned>(K)));
+}
+
+/// The reproducible sum of each segment at fold K: output[i] gets the bits of
+/// sum<K>(input + offsets[i], offsets[i + 1] - offsets[i]). offsets holds nseg + 1 entries:
+/// 0, never decreasing, and the last is the number of values (ADN_INVALID_OFFSETS otherwise).
+template <int K = 3, typename T>
+void segmented_sum(const T *input, const std::size_t *offsets, std::size_t nseg, T *output) {
+    static_assert(detail::is_supported<T>, "adn::segmented_sum: T must be float or double");
+    static_assert(K >= 2 && K <= max_fold<T>, "adn::segmented_sum: fold K must be in 2..21 (float) or 2..52 (double)");
+    detail::check(detail::traits<T>::segmented_sum(input, offsets, nseg, static_cast<unsigned>(K), output));
+}
+
+/// The reproducible sum of each row of a row-major matrix at fold K: output[r] gets the bits
+/// of sum<K>(input + r * row_stride, cols). cols > row_stride throws (ADN_INVALID_STRIDE).
+template <int K = 3, typename T>
+void sum_rows(const T *input, std::size_t rows, std::size_t cols, std::size_t row_stride, T *output) {
+    static_assert(detail::is_supported<T>, "adn::sum_rows: T must be float or double");
+    static_assert(K >= 2 && K <= max_fold<T>, "adn::sum_rows: fold K must be in 2..21 (float) or 2..52 (double)");
+    detail::check(detail::traits<T>::sum_rows(input, rows, cols, row_stride, static_cast<unsigned>(K), output));
+}
+
+/// The reproducible sum of the values of each key at fold K: output[k] gets the bits of the
+/// sum of every input[i] with keys[i] == k, for k < nkeys, whatever the order of the pairs.
+/// A key outside 0..nkeys-1 throws (ADN_KEY_OUT_OF_RANGE) before anything is written.
+template <int K = 3, typename T>
+void sum_by_key(const T *input, const std::int64_t *keys, std::size_t N, std::size_t nkeys, T *output) {
+    static_assert(detail::is_supported<T>, "adn::sum_by_key: T must be float or double");
+    static_assert(K >= 2 && K <= max_fold<T>, "adn::sum_by_key: fold K must be in 2..21 (float) or 2..52 (double)");
+    detail::check(detail::traits<T>::sum_by_key(input, keys, N, nkeys, static_cast<unsigned>(K), output));
+}
+
+/// The reproducible cumulative sum of each segment at fold K, starting afresh at each
+/// segment (offsets as for segmented_sum). input == output is allowed (in place).
+template <int K = 3, typename T>
+void segmented_cumsum(const T *input, T *output, const std::size_t *offsets, std::size_t nseg) {
+    static_assert(detail::is_supported<T>, "adn::segmented_cumsum: T must be float or double");
+    static_assert(K >= 2 && K <= max_fold<T>,
+                  "adn::segmented_cumsum: fold K must be in 2..21 (float) or 2..52 (double)");
+    detail::check(detail::traits<T>::segmented_cumsum(input, output, offsets, nseg, static_cast<unsigned>(K)));
 }
 
 /// A reproducible accumulator (value semantics; a plain copyable struct inside). The fold

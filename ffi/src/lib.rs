@@ -22,13 +22,15 @@
 
 // Declared in the order the header lists their items.
 // The header lists items in the order cbindgen parses these modules; each is its own group
-// so that rustfmt keeps the order: status codes, version, sums, accumulators, GPU entry
-// points.
+// so that rustfmt keeps the order: status codes, version, sums, batched sums, threads,
+// accumulators, GPU entry points.
 pub mod status;
 
 pub mod version;
 
 pub mod sum;
+
+pub mod batch;
 
 pub mod threads;
 

@@ -48,6 +48,14 @@ pub const ADN_INVALID_POINTER: adn_status = 15;
 /// An MPI call failed (`include/reprosum_mpi.h`, which maps an MPI error code to this; the
 /// library itself makes no MPI calls).
 pub const ADN_MPI_ERROR: adn_status = 16;
+/// A keyed sum's key that is negative or not below the number of keys
+/// (`adn_sum_by_key_*`). Found before anything is written.
+pub const ADN_KEY_OUT_OF_RANGE: adn_status = 17;
+/// Segment offsets that are not a layout: a first entry other than 0, or an entry smaller
+/// than the one before (`adn_segmented_*`).
+pub const ADN_INVALID_OFFSETS: adn_status = 18;
+/// A matrix row longer than the row stride: `cols > row_stride` (`adn_sum_rows_*`).
+pub const ADN_INVALID_STRIDE: adn_status = 19;
 
 /// The message of a status code. The text is static (never freed by the caller); an
 /// unknown code gets a text too, so the result is never NULL.
@@ -78,6 +86,9 @@ pub(crate) fn message(status: adn_status) -> &'static core::ffi::CStr {
         ADN_MISALIGNED => c"pointer not aligned for its type",
         ADN_INVALID_POINTER => c"memory the device cannot use (input and output in different memories)",
         ADN_MPI_ERROR => c"an MPI call failed",
+        ADN_KEY_OUT_OF_RANGE => c"a key is negative or not below the number of keys",
+        ADN_INVALID_OFFSETS => c"segment offsets do not start at 0 or decrease",
+        ADN_INVALID_STRIDE => c"a row is longer than the row stride",
         _ => c"unknown status code",
     }
 }
@@ -90,6 +101,9 @@ pub(crate) fn from_error(e: Error) -> adn_status {
         Error::FoldMismatch => ADN_FOLD_MISMATCH,
         Error::Encoding(_) => ADN_BAD_ENCODING,
         Error::OutOfMemory => ADN_OUT_OF_MEMORY,
+        Error::KeyOutOfRange => ADN_KEY_OUT_OF_RANGE,
+        Error::InvalidOffsets => ADN_INVALID_OFFSETS,
+        Error::InvalidStride => ADN_INVALID_STRIDE,
         // LengthMismatch cannot happen (the C ABI passes one length); a new core error is a
         // bug here until mapped.
         _ => ADN_INTERNAL_ERROR,

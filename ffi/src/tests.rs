@@ -4,6 +4,7 @@
 //! the inline assembly that reads and writes the control register).
 
 use crate::acc::*;
+use crate::batch::*;
 use crate::status::*;
 use crate::sum::*;
 use crate::{ADN_ACC_ENCODED_MAX, ADN_CAPACITY_F32, ADN_CAPACITY_F64};
@@ -322,6 +323,9 @@ fn status_strings() {
         ADN_MISALIGNED,
         ADN_INVALID_POINTER,
         ADN_MPI_ERROR,
+        ADN_KEY_OUT_OF_RANGE,
+        ADN_INVALID_OFFSETS,
+        ADN_INVALID_STRIDE,
     ];
     let text = |s| {
         let p = adn_status_string(s);
@@ -1120,6 +1124,402 @@ fn hostile_fp_mode() {
             raw.to_bits(),
             0x0000_5AF2_7880_0000,
             "DAZ changes the plain core's sum"
+        );
+    }
+}
+
+/// Values of mixed magnitudes for the batched sums.
+fn mixed(n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            let m = ((i * 7919) % 1000) as f64 * 1e-3 - 0.4;
+            if i % 13 == 3 {
+                m * 1e15
+            } else {
+                m
+            }
+        })
+        .collect()
+}
+
+/// The sum of `x` at `fold` through `adn_sum_*_fold`, as bits.
+fn sum_bits_f64(x: &[f64], fold: u32) -> u64 {
+    let mut v = POISON64;
+    // SAFETY: a valid slice and output.
+    assert_eq!(
+        unsafe { adn_sum_f64_fold(x.as_ptr(), x.len(), fold, &mut v) },
+        ADN_OK
+    );
+    v.to_bits()
+}
+
+fn sum_bits_f32(x: &[f32], fold: u32) -> u64 {
+    let mut v = POISON32;
+    // SAFETY: a valid slice and output.
+    assert_eq!(
+        unsafe { adn_sum_f32_fold(x.as_ptr(), x.len(), fold, &mut v) },
+        ADN_OK
+    );
+    u64::from(v.to_bits())
+}
+
+#[test]
+fn batched_results() {
+    let n = if cfg!(miri) { 40 } else { 3000 };
+    let x = mixed(n);
+    let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let offsets: Vec<usize> = [0, 0, 1, n / 3, n / 3, n / 2, n - 1, n].to_vec();
+    let nseg = offsets.len() - 1;
+    for fold in [2u32, 3, 8, 21] {
+        let want: Vec<u64> = offsets
+            .windows(2)
+            .map(|w| sum_bits_f64(&x[w[0]..w[1]], fold))
+            .collect();
+        let wantf: Vec<u64> = offsets
+            .windows(2)
+            .map(|w| sum_bits_f32(&xf[w[0]..w[1]], fold))
+            .collect();
+        let mut out = vec![POISON64; nseg];
+        let mut outf = vec![POISON32; nseg];
+        // SAFETY: valid arrays of the stated lengths.
+        unsafe {
+            assert_eq!(
+                adn_segmented_sum_f64(x.as_ptr(), offsets.as_ptr(), nseg, fold, out.as_mut_ptr()),
+                ADN_OK
+            );
+            assert_eq!(
+                adn_segmented_sum_f32(xf.as_ptr(), offsets.as_ptr(), nseg, fold, outf.as_mut_ptr()),
+                ADN_OK
+            );
+        }
+        assert_eq!(out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want);
+        assert_eq!(
+            outf.iter().map(|v| u64::from(v.to_bits())).collect::<Vec<_>>(),
+            wantf
+        );
+
+        // The same segments as keys, given in reverse.
+        let mut keys = vec![0i64; n];
+        for (s, w) in offsets.windows(2).enumerate() {
+            keys[w[0]..w[1]].fill(s as i64);
+        }
+        let (rx, rk): (Vec<f64>, Vec<i64>) = x.iter().zip(&keys).rev().map(|(&a, &b)| (a, b)).unzip();
+        let rxf: Vec<f32> = rx.iter().map(|&v| v as f32).collect();
+        let mut out = vec![POISON64; nseg];
+        let mut outf = vec![POISON32; nseg];
+        // SAFETY: valid arrays of the stated lengths.
+        unsafe {
+            assert_eq!(
+                adn_sum_by_key_f64(rx.as_ptr(), rk.as_ptr(), n, nseg, fold, out.as_mut_ptr()),
+                ADN_OK
+            );
+            assert_eq!(
+                adn_sum_by_key_f32(rxf.as_ptr(), rk.as_ptr(), n, nseg, fold, outf.as_mut_ptr()),
+                ADN_OK
+            );
+        }
+        assert_eq!(out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want);
+        assert_eq!(
+            outf.iter().map(|v| u64::from(v.to_bits())).collect::<Vec<_>>(),
+            wantf
+        );
+
+        // Rows of 7 values in a stride of 9 (the padding is NaN, never read).
+        let (rows, cols, stride) = (n / 9, 7usize, 9usize);
+        let m: Vec<f64> = (0..rows * stride)
+            .map(|i| if i % stride < cols { x[i] } else { f64::NAN })
+            .collect();
+        let mf: Vec<f32> = m.iter().map(|&v| v as f32).collect();
+        let want: Vec<u64> = (0..rows)
+            .map(|r| sum_bits_f64(&m[r * stride..r * stride + cols], fold))
+            .collect();
+        let wantf: Vec<u64> = (0..rows)
+            .map(|r| sum_bits_f32(&mf[r * stride..r * stride + cols], fold))
+            .collect();
+        let mut out = vec![POISON64; rows];
+        let mut outf = vec![POISON32; rows];
+        // SAFETY: valid arrays of the stated lengths.
+        unsafe {
+            assert_eq!(
+                adn_sum_rows_f64(m.as_ptr(), rows, cols, stride, fold, out.as_mut_ptr()),
+                ADN_OK
+            );
+            assert_eq!(
+                adn_sum_rows_f32(mf.as_ptr(), rows, cols, stride, fold, outf.as_mut_ptr()),
+                ADN_OK
+            );
+        }
+        assert_eq!(out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want);
+        assert_eq!(
+            outf.iter().map(|v| u64::from(v.to_bits())).collect::<Vec<_>>(),
+            wantf
+        );
+
+        // Segmented cumulative sums, out of place and in place.
+        let mut want = vec![0.0f64; n];
+        let mut wantf = vec![0.0f32; n];
+        for w in offsets.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            // SAFETY: valid arrays of the stated lengths.
+            unsafe {
+                assert_eq!(
+                    adn_cumsum_f64_fold(x[a..].as_ptr(), want[a..].as_mut_ptr(), b - a, fold),
+                    ADN_OK
+                );
+                assert_eq!(
+                    adn_cumsum_f32_fold(xf[a..].as_ptr(), wantf[a..].as_mut_ptr(), b - a, fold),
+                    ADN_OK
+                );
+            }
+        }
+        let mut out = vec![POISON64; n];
+        let mut outf = vec![POISON32; n];
+        let mut inplace = x.clone();
+        let mut inplacef = xf.clone();
+        let (pi, pf) = (inplace.as_mut_ptr(), inplacef.as_mut_ptr());
+        // SAFETY: valid arrays of the stated lengths; in place is input == out.
+        unsafe {
+            assert_eq!(
+                adn_segmented_cumsum_f64(x.as_ptr(), out.as_mut_ptr(), offsets.as_ptr(), nseg, fold),
+                ADN_OK
+            );
+            assert_eq!(
+                adn_segmented_cumsum_f32(xf.as_ptr(), outf.as_mut_ptr(), offsets.as_ptr(), nseg, fold),
+                ADN_OK
+            );
+            assert_eq!(
+                adn_segmented_cumsum_f64(pi, pi, offsets.as_ptr(), nseg, fold),
+                ADN_OK
+            );
+            assert_eq!(
+                adn_segmented_cumsum_f32(pf, pf, offsets.as_ptr(), nseg, fold),
+                ADN_OK
+            );
+        }
+        let b64 = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let b32 = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(b64(&out), b64(&want));
+        assert_eq!(b64(&inplace), b64(&want));
+        assert_eq!(b32(&outf), b32(&wantf));
+        assert_eq!(b32(&inplacef), b32(&wantf));
+    }
+}
+
+#[test]
+fn batched_statuses() {
+    let null = core::ptr::null::<f64>();
+    let nullk = core::ptr::null::<i64>();
+    let nullo = core::ptr::null::<usize>();
+    let dangling = core::ptr::NonNull::<f64>::dangling().as_ptr();
+    let poisoned = |o: &[f64]| o.iter().all(|v| v.to_bits() == POISON64.to_bits());
+    let x = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let mut out = [POISON64; 6];
+    let o = out.as_mut_ptr();
+    // SAFETY: every call is valid or refused before memory is touched.
+    unsafe {
+        // Segmented sums.
+        let good = [0usize, 2, 6];
+        assert_eq!(
+            adn_segmented_sum_f64(x.as_ptr(), nullo, 2, 3, o),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_segmented_sum_f64(null, good.as_ptr(), 2, 3, o),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_segmented_sum_f64(x.as_ptr(), good.as_ptr(), 2, 3, core::ptr::null_mut()),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_segmented_sum_f64(x.as_ptr(), good.as_ptr(), 2, 1, o),
+            ADN_INVALID_FOLD
+        );
+        assert_eq!(
+            adn_segmented_sum_f64(x.as_ptr(), good.as_ptr(), 2, 53, o),
+            ADN_INVALID_FOLD
+        );
+        assert_eq!(
+            adn_segmented_sum_f32(x.as_ptr().cast(), good.as_ptr(), 2, 22, o.cast()),
+            ADN_INVALID_FOLD
+        );
+        assert_eq!(
+            adn_segmented_sum_f64(x.as_ptr(), [0usize, 3, 2, 6].as_ptr(), 3, 3, o),
+            ADN_INVALID_OFFSETS
+        );
+        assert_eq!(
+            adn_segmented_sum_f64(x.as_ptr(), [1usize, 2, 6].as_ptr(), 2, 3, o),
+            ADN_INVALID_OFFSETS
+        );
+        assert_eq!(
+            adn_segmented_sum_f64(x.as_ptr(), good.as_ptr(), usize::MAX, 3, o),
+            ADN_CAPACITY_EXCEEDED
+        );
+        assert_eq!(
+            adn_segmented_sum_f64(dangling, [0usize, usize::MAX].as_ptr(), 1, 3, o),
+            ADN_CAPACITY_EXCEEDED
+        );
+        let mis = good.as_ptr().cast::<u8>().wrapping_add(1).cast::<usize>();
+        assert_eq!(adn_segmented_sum_f64(x.as_ptr(), mis, 2, 3, o), ADN_MISALIGNED);
+        // out inside x, or over the offsets.
+        let mut buf = [0.0f64, 1.0, 2.0, 3.0];
+        let b = buf.as_mut_ptr();
+        assert_eq!(
+            adn_segmented_sum_f64(b, [0usize, 2, 4].as_ptr(), 2, 3, b.add(2)),
+            ADN_OVERLAP
+        );
+        let mut offs = [0usize, 2, 6];
+        let po = offs.as_mut_ptr();
+        assert_eq!(
+            adn_segmented_sum_f64(x.as_ptr(), po, 2, 3, po.add(1).cast()),
+            ADN_OVERLAP
+        );
+        assert_eq!(offs, [0, 2, 6]);
+        assert_eq!(buf, [0.0, 1.0, 2.0, 3.0]);
+        assert!(poisoned(&out));
+        // Nothing: no segment, no value (NULL allowed for both).
+        assert_eq!(
+            adn_segmented_sum_f64(null, [0usize].as_ptr(), 0, 3, core::ptr::null_mut()),
+            ADN_OK
+        );
+        assert_eq!(adn_segmented_sum_f64(null, [0usize, 0].as_ptr(), 1, 3, o), ADN_OK);
+        assert_eq!(out[0].to_bits(), 0);
+        out[0] = POISON64;
+
+        // Rows.
+        assert_eq!(
+            adn_sum_rows_f64(x.as_ptr(), 2, 3, 3, 3, core::ptr::null_mut()),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(adn_sum_rows_f64(null, 2, 3, 3, 3, o), ADN_NULL_POINTER);
+        assert_eq!(adn_sum_rows_f64(x.as_ptr(), 2, 3, 3, 0, o), ADN_INVALID_FOLD);
+        assert_eq!(adn_sum_rows_f64(x.as_ptr(), 2, 4, 3, 3, o), ADN_INVALID_STRIDE);
+        assert_eq!(
+            adn_sum_rows_f64(dangling, 3, 1, usize::MAX, 3, o),
+            ADN_CAPACITY_EXCEEDED
+        );
+        assert_eq!(
+            adn_sum_rows_f64(x.as_ptr(), 2, 3, 3, 3, x.as_ptr().cast_mut().add(5)),
+            ADN_OVERLAP
+        );
+        assert!(poisoned(&out));
+        assert_eq!(adn_sum_rows_f64(null, 0, 3, 3, 3, core::ptr::null_mut()), ADN_OK);
+        assert_eq!(adn_sum_rows_f64(null, 1, 0, 0, 3, o), ADN_OK);
+        assert_eq!(out[0].to_bits(), 0);
+        out[0] = POISON64;
+
+        // Keyed sums.
+        let keys = [0i64, 1, 2, 0, 1, 2];
+        assert_eq!(
+            adn_sum_by_key_f64(null, keys.as_ptr(), 6, 3, 3, o),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_sum_by_key_f64(x.as_ptr(), nullk, 6, 3, 3, o),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_sum_by_key_f64(x.as_ptr(), keys.as_ptr(), 6, 3, 3, core::ptr::null_mut()),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_sum_by_key_f64(x.as_ptr(), keys.as_ptr(), 6, 3, 99, o),
+            ADN_INVALID_FOLD
+        );
+        assert_eq!(
+            adn_sum_by_key_f64(x.as_ptr(), keys.as_ptr(), 6, 2, 3, o),
+            ADN_KEY_OUT_OF_RANGE
+        );
+        assert_eq!(
+            adn_sum_by_key_f64(x.as_ptr(), [0i64, 1, 2, 0, -1, 2].as_ptr(), 6, 3, 3, o),
+            ADN_KEY_OUT_OF_RANGE
+        );
+        assert_eq!(
+            adn_sum_by_key_f64(x.as_ptr(), keys.as_ptr(), 6, 0, 3, core::ptr::null_mut()),
+            ADN_KEY_OUT_OF_RANGE
+        );
+        assert_eq!(
+            adn_sum_by_key_f64(dangling, nullk.wrapping_add(1), usize::MAX, 3, 3, o),
+            ADN_CAPACITY_EXCEEDED
+        );
+        assert_eq!(
+            adn_sum_by_key_f64(x.as_ptr(), keys.as_ptr(), 6, 3, 3, x.as_ptr().cast_mut().add(2)),
+            ADN_OVERLAP
+        );
+        let mut kbuf = [0i64, 1, 0, 1];
+        let kp = kbuf.as_mut_ptr();
+        assert_eq!(
+            adn_sum_by_key_f64(x.as_ptr(), kp, 2, 2, 3, kp.add(1).cast()),
+            ADN_OVERLAP
+        );
+        assert_eq!(kbuf, [0, 1, 0, 1]);
+        assert!(poisoned(&out));
+        assert_eq!(
+            adn_sum_by_key_f64(null, nullk, 0, 0, 3, core::ptr::null_mut()),
+            ADN_OK
+        );
+        assert_eq!(adn_sum_by_key_f64(null, nullk, 0, 2, 3, o), ADN_OK);
+        assert_eq!((out[0].to_bits(), out[1].to_bits()), (0, 0));
+        out[..2].fill(POISON64);
+
+        // Segmented cumulative sums.
+        let good = [0usize, 2, 6];
+        assert_eq!(
+            adn_segmented_cumsum_f64(x.as_ptr(), o, nullo, 2, 3),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_segmented_cumsum_f64(null, o, good.as_ptr(), 2, 3),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_segmented_cumsum_f64(x.as_ptr(), core::ptr::null_mut(), good.as_ptr(), 2, 3),
+            ADN_NULL_POINTER
+        );
+        assert_eq!(
+            adn_segmented_cumsum_f64(x.as_ptr(), o, good.as_ptr(), 2, 53),
+            ADN_INVALID_FOLD
+        );
+        assert_eq!(
+            adn_segmented_cumsum_f64(x.as_ptr(), o, [0usize, 4, 3, 6].as_ptr(), 3, 3),
+            ADN_INVALID_OFFSETS
+        );
+        assert_eq!(
+            adn_segmented_cumsum_f64(x.as_ptr(), o, [2usize, 6].as_ptr(), 1, 3),
+            ADN_INVALID_OFFSETS
+        );
+        assert_eq!(
+            adn_segmented_cumsum_f64(dangling, dangling, [0usize, usize::MAX].as_ptr(), 1, 3),
+            ADN_CAPACITY_EXCEEDED
+        );
+        let mut buf = [1.0f64, 2.0, 3.0, 4.0, 5.0];
+        let b = buf.as_mut_ptr();
+        assert_eq!(
+            adn_segmented_cumsum_f64(b, b.add(1), [0usize, 4].as_ptr(), 1, 3),
+            ADN_OVERLAP
+        );
+        assert_eq!(
+            adn_segmented_cumsum_f64(b.add(1), b, [0usize, 4].as_ptr(), 1, 3),
+            ADN_OVERLAP
+        );
+        assert_eq!(buf, [1.0, 2.0, 3.0, 4.0, 5.0]);
+        let mut offs = [0usize, 1, 2, 3];
+        let po = offs.as_mut_ptr();
+        assert_eq!(
+            adn_segmented_cumsum_f64(x.as_ptr(), po.add(1).cast(), po, 1, 3),
+            ADN_OVERLAP
+        );
+        assert_eq!(offs, [0, 1, 2, 3]);
+        assert!(poisoned(&out));
+        // In place, and nothing at all.
+        assert_eq!(
+            adn_segmented_cumsum_f64(b, b, [0usize, 2, 5].as_ptr(), 2, 3),
+            ADN_OK
+        );
+        assert_eq!(buf, [1.0, 3.0, 3.0, 7.0, 12.0]);
+        assert_eq!(
+            adn_segmented_cumsum_f64(null, core::ptr::null_mut(), [0usize, 0].as_ptr(), 1, 3),
+            ADN_OK
         );
     }
 }

@@ -442,6 +442,9 @@ static void test_statuses(void) {
         {ADN_MISALIGNED, "ADN_MISALIGNED"},
         {ADN_INVALID_POINTER, "ADN_INVALID_POINTER"},
         {ADN_MPI_ERROR, "ADN_MPI_ERROR"},
+        {ADN_KEY_OUT_OF_RANGE, "ADN_KEY_OUT_OF_RANGE"},
+        {ADN_INVALID_OFFSETS, "ADN_INVALID_OFFSETS"},
+        {ADN_INVALID_STRIDE, "ADN_INVALID_STRIDE"},
     };
     size_t ncodes = sizeof codes / sizeof codes[0];
     const char *unknown = adn_status_string(-1);

@@ -250,7 +250,7 @@ program test_reprosum
   call expect(adn_version() == trim(version_text), 'adn_version() is the module''s version')
   call expect(adn_status_string(ADN_INVALID_FOLD) == 'fold outside 2 to 52 (double) or 2 to 21 (float)', &
               'text of ADN_INVALID_FOLD')
-  do i = 0, 16
+  do i = 0, ADN_INVALID_STRIDE
     text = adn_status_string(i)
     if (len(text) == 0 .or. text == 'unknown status code') call expect(.false., 'every code has a text')
   end do
