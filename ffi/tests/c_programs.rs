@@ -264,6 +264,21 @@ fn c_tests() {
     }
 }
 
+/// The segmented, row, keyed and segmented cumulative sums from C (ffi/tests/c/test_batch.c
+/// says what is checked).
+#[test]
+#[cfg_attr(miri, ignore = "runs a C compiler")]
+fn c_batch_tests() {
+    let exe = compile("CC", "cc", "-std=c11", "ffi/tests/c/test_batch.c", "test_batch");
+    let (out, stdout) = run(&exe, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "test_batch failed:\n{stdout}\n{stderr}");
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(last.ends_with(" passed, 0 failed"), "{stdout}");
+    let passed: u64 = last.split(' ').next().unwrap().parse().unwrap();
+    assert!(passed > 300, "{stdout}");
+}
+
 /// Runs `test_threads` (built with OpenMP) with an environment and CPU affinity, expecting
 /// the default thread count it implies.
 fn threads_run(exe: &Path, env: Option<&str>, one_core: bool, expected: usize) {
