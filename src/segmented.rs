@@ -20,6 +20,10 @@ use reprosum_core::{fpenv, DynAccumulator, Error, Float};
 /// values, for sizing the tasks.
 const GROUP_COST: usize = 16;
 
+/// Groups up to this long are summed one value at a time: `add_slice` costs more to set up
+/// than such a group takes (the state, hence the bits, are the same).
+const SHORT: usize = 4;
+
 /// Consecutive groups summed by one task, or one large group split over the threads.
 struct Group {
     /// The groups' indices.
@@ -112,8 +116,18 @@ fn sums<'a, T: Float>(
     let n = out.len();
     let weight = len.saturating_add(n.saturating_mul(GROUP_COST));
     let one = |xs: &[T]| -> Result<T, Error> {
+        if xs.is_empty() {
+            // The value of an empty accumulator.
+            return Ok(T::ZERO);
+        }
         let mut a = empty;
-        a.add_slice(xs)?;
+        if xs.len() <= SHORT {
+            for &x in xs {
+                a.add(x)?;
+            }
+        } else {
+            a.add_slice(xs)?;
+        }
         Ok(a.value())
     };
     pool::run(small(weight, INLINE_SUM, opts), |threads| {
@@ -437,14 +451,15 @@ pub fn sum_by_key_with<T: Float>(xs: &[T], keys: &[i64], out: &mut [T], opts: &O
         .try_reserve_exact(xs.len())
         .map_err(|_| Error::OutOfMemory)?;
     gathered.resize(xs.len(), T::ZERO);
-    // A stable counting sort (the order within a key does not change the bits anyway).
-    let mut next = offsets.clone();
+    // A stable counting sort (the order within a key does not change the bits anyway), with
+    // offsets[k] as key k's next slot: it ends as key k + 1's first, and a shift restores it.
     for (&x, &k) in xs.iter().zip(keys) {
-        let slot = &mut next[key(k).unwrap_or(0)];
+        let slot = &mut offsets[key(k).unwrap_or(0)];
         gathered[*slot] = x;
         *slot += 1;
     }
-    drop(next);
+    offsets.copy_within(0..nkeys, 1);
+    offsets[0] = 0;
     sums(
         |k| &gathered[offsets[k]..offsets[k + 1]],
         gathered.len(),
