@@ -555,4 +555,28 @@ mod tests {
         }
         assert!(plan(0, |_| 0, 10).unwrap().is_empty());
     }
+
+    /// The layout rules, and the capacity of each segment (not of the whole input: no slice
+    /// that large is needed to check it).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn offsets_are_checked() {
+        assert_eq!(check_offsets::<f64>(&[0, 2, 2, 5], 5), Ok(()));
+        assert_eq!(check_offsets::<f64>(&[0], 0), Ok(()));
+        assert_eq!(check_offsets::<f64>(&[], 0), Err(Error::InvalidOffsets));
+        assert_eq!(check_offsets::<f64>(&[1, 5], 5), Err(Error::InvalidOffsets));
+        assert_eq!(check_offsets::<f64>(&[0, 3, 2, 5], 5), Err(Error::InvalidOffsets));
+        assert_eq!(check_offsets::<f64>(&[0, 4], 5), Err(Error::InvalidOffsets));
+        let cap = f32::CAPACITY as usize;
+        assert_eq!(check_offsets::<f32>(&[0, cap, 2 * cap], 2 * cap), Ok(()));
+        assert_eq!(
+            check_offsets::<f32>(&[0, 1, cap + 2], cap + 2),
+            Err(Error::CapacityExceeded)
+        );
+        // A decrease is reported before a segment past the capacity.
+        assert_eq!(
+            check_offsets::<f32>(&[0, cap + 1, 1, cap + 2], cap + 2),
+            Err(Error::InvalidOffsets)
+        );
+    }
 }
