@@ -107,10 +107,12 @@ sanitized_tests() {
   local san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
   local common="-Wall -Wextra -Werror -ffp-contract=off -Iinclude -Iexamples-c"
   gcc -std=c11 $san $common ffi/tests/c/test_ffi.c "$LIB" $NATIVE_LIBS -o "$WORK/test_ffi"
+  gcc -std=c11 $san $common ffi/tests/c/test_batch.c "$LIB" $NATIVE_LIBS -o "$WORK/test_batch"
   gcc -std=c11 $san $common examples-c/sum.c "$LIB" $NATIVE_LIBS -o "$WORK/sum"
   g++ -std=c++17 $san $common examples-c/sum.cpp "$LIB" $NATIVE_LIBS -o "$WORK/sum_cpp"
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   "$WORK/test_ffi" tests/vectors/known_answers.txt tests/vectors/core_vectors.txt | tail -4
+  "$WORK/test_batch" | tail -1
   "$WORK/sum" > "$WORK/sum.out"
   "$WORK/sum_cpp" > "$WORK/sum_cpp.out"
   # Both programs print the known answer of the wide-range input.
