@@ -155,18 +155,23 @@ fn sums<'a, T: Float>(
                 runs.push((o, t.groups.clone()));
             }
         }
-        // Big groups first, each over all the threads; then the runs. Nothing written so
-        // far can be lost: only an allocation can fail, and each big group's sum is written
-        // once its parts are merged.
-        for (o, i) in big {
-            let parts = totals(&threads, group(i), chunk, empty)?;
-            o[0] = fpenv::with_ieee_fp(|| {
+        // The big groups first, each over all the threads, into a temporary; then the runs,
+        // written in place. Only an allocation can fail (the arguments are checked), and every
+        // allocation comes before the first write: the runs' `map` allocates before it starts
+        // and returns `()`s, which need no memory.
+        let mut values = Vec::new();
+        values
+            .try_reserve_exact(big.len())
+            .map_err(|_| Error::OutOfMemory)?;
+        for (_, i) in &big {
+            let parts = totals(&threads, group(*i), chunk, empty)?;
+            values.push(fpenv::with_ieee_fp(|| {
                 let mut a = empty;
                 for p in &parts {
                     a.merge(p)?;
                 }
                 Ok::<_, Error>(a.value())
-            })?;
+            })?);
         }
         threads.map(runs.into_iter(), |(o, r)| {
             fpenv::with_ieee_fp(|| {
@@ -176,6 +181,9 @@ fn sums<'a, T: Float>(
                 Ok(())
             })
         })?;
+        for ((o, _), v) in big.into_iter().zip(values) {
+            o[0] = v;
+        }
         Ok(())
     })
 }
@@ -247,47 +255,42 @@ fn cumsums<T: Float, D: Io<T>>(
         }
         let chunk = opts.chunk_for(weight, threads.count());
         let tasks = plan(nseg, len, chunk)?;
-        let mut runs = Vec::new();
-        runs.try_reserve_exact(tasks.len())
-            .map_err(|_| Error::OutOfMemory)?;
-        let mut big = Vec::new();
+        // One `map` over every piece of work: it allocates before it starts, and the pieces
+        // return `()`s, which need no memory, so nothing is written unless everything runs.
+        // The big segments' prefixes are computed first (they write nothing).
+        let mut items = Vec::new();
         let mut rest = data;
         for t in &tasks {
-            let (d, r) = rest.split_at(t.len);
+            let (mut d, r) = rest.split_at(t.len);
             rest = r;
-            if t.big {
-                push(&mut big, d)?;
-            } else {
-                runs.push((d, t.groups.clone()));
+            if !t.big {
+                push(&mut items, Piece::Run(d, t.groups.clone()))?;
+                continue;
             }
-        }
-        // The big segments' prefixes are computed before anything is written (only an
-        // allocation can fail).
-        let mut starts = Vec::new();
-        starts
-            .try_reserve_exact(big.len())
-            .map_err(|_| Error::OutOfMemory)?;
-        for d in &big {
-            starts.push(chunk_prefixes(&threads, d.input(), chunk, empty, empty)?.0);
-        }
-        for (mut d, prefixes) in big.into_iter().zip(starts) {
-            let mut parts = Vec::new();
-            parts
-                .try_reserve_exact(prefixes.len())
-                .map_err(|_| Error::OutOfMemory)?;
+            let (prefixes, _) = chunk_prefixes(&threads, d.input(), chunk, empty, empty)?;
             for p in prefixes {
                 let at = chunk.min(d.len());
                 let (c, r) = d.split_at(at);
                 d = r;
-                parts.push((c, p));
+                push(&mut items, Piece::Chunk(c, p))?;
             }
-            threads.map(parts.into_iter(), |(c, mut acc)| {
-                fpenv::with_ieee_fp(|| c.running(&mut acc))
-            })?;
         }
-        threads.map(runs.into_iter(), |(d, r)| fpenv::with_ieee_fp(|| run(d, r)))?;
+        threads.map(items.into_iter(), |item| {
+            fpenv::with_ieee_fp(|| match item {
+                Piece::Run(d, r) => run(d, r),
+                Piece::Chunk(c, mut acc) => c.running(&mut acc),
+            })
+        })?;
         Ok(())
     })
+}
+
+/// A piece of a segmented cumulative sum's work.
+enum Piece<T: Float, D> {
+    /// Whole segments (the range), each from an empty accumulator.
+    Run(D, Range<usize>),
+    /// A chunk of one big segment, from the accumulator of the segment's values before it.
+    Chunk(D, DynAccumulator<T>),
 }
 
 /// The reproducible sum of each segment of `xs` (fold 3): `out[i]` has the bits of

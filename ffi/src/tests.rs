@@ -1376,15 +1376,15 @@ fn batched_statuses() {
         );
         assert_eq!(offs, [0, 2, 6]);
         assert_eq!(buf, [0.0, 1.0, 2.0, 3.0]);
-        assert!(poisoned(&out));
+        assert!(poisoned(core::slice::from_raw_parts(o, 6)));
         // Nothing: no segment, no value (NULL allowed for both).
         assert_eq!(
             adn_segmented_sum_f64(null, [0usize].as_ptr(), 0, 3, core::ptr::null_mut()),
             ADN_OK
         );
         assert_eq!(adn_segmented_sum_f64(null, [0usize, 0].as_ptr(), 1, 3, o), ADN_OK);
-        assert_eq!(out[0].to_bits(), 0);
-        out[0] = POISON64;
+        assert_eq!((*o).to_bits(), 0);
+        *o = POISON64;
 
         // Rows.
         assert_eq!(
@@ -1402,11 +1402,11 @@ fn batched_statuses() {
             adn_sum_rows_f64(x.as_ptr(), 2, 3, 3, 3, x.as_ptr().cast_mut().add(5)),
             ADN_OVERLAP
         );
-        assert!(poisoned(&out));
+        assert!(poisoned(core::slice::from_raw_parts(o, 6)));
         assert_eq!(adn_sum_rows_f64(null, 0, 3, 3, 3, core::ptr::null_mut()), ADN_OK);
         assert_eq!(adn_sum_rows_f64(null, 1, 0, 0, 3, o), ADN_OK);
-        assert_eq!(out[0].to_bits(), 0);
-        out[0] = POISON64;
+        assert_eq!((*o).to_bits(), 0);
+        *o = POISON64;
 
         // Keyed sums.
         let keys = [0i64, 1, 2, 0, 1, 2];
@@ -1453,14 +1453,15 @@ fn batched_statuses() {
             ADN_OVERLAP
         );
         assert_eq!(kbuf, [0, 1, 0, 1]);
-        assert!(poisoned(&out));
+        assert!(poisoned(core::slice::from_raw_parts(o, 6)));
         assert_eq!(
             adn_sum_by_key_f64(null, nullk, 0, 0, 3, core::ptr::null_mut()),
             ADN_OK
         );
         assert_eq!(adn_sum_by_key_f64(null, nullk, 0, 2, 3, o), ADN_OK);
-        assert_eq!((out[0].to_bits(), out[1].to_bits()), (0, 0));
-        out[..2].fill(POISON64);
+        assert_eq!(((*o).to_bits(), (*o.add(1)).to_bits()), (0, 0));
+        *o = POISON64;
+        *o.add(1) = POISON64;
 
         // Segmented cumulative sums.
         let good = [0usize, 2, 6];
@@ -1503,6 +1504,7 @@ fn batched_statuses() {
             ADN_OVERLAP
         );
         assert_eq!(buf, [1.0, 2.0, 3.0, 4.0, 5.0]);
+        let b = buf.as_mut_ptr();
         let mut offs = [0usize, 1, 2, 3];
         let po = offs.as_mut_ptr();
         assert_eq!(
@@ -1510,7 +1512,7 @@ fn batched_statuses() {
             ADN_OVERLAP
         );
         assert_eq!(offs, [0, 1, 2, 3]);
-        assert!(poisoned(&out));
+        assert!(poisoned(core::slice::from_raw_parts(o, 6)));
         // In place, and nothing at all.
         assert_eq!(
             adn_segmented_cumsum_f64(b, b, [0usize, 2, 5].as_ptr(), 2, 3),
