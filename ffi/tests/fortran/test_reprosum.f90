@@ -37,6 +37,9 @@ program test_reprosum
   integer :: k, st, i, half
   character(len=:), allocatable :: text
   type(adn_acc_f64) :: never ! default-initialised: refused until set up
+  integer(c_size_t) :: offs(4)
+  integer(c_int64_t), allocatable :: keys(:)
+  real(real64) :: seg(3), segw(3)
 
   ! Every routine with a side effect is called in a statement of its own (Fortran does not
   ! fix the order in which a statement's operands are evaluated): ok(st, what) checks a
@@ -268,6 +271,40 @@ program test_reprosum
   call expect(all(f64_bits(y) == f64_bits(z)), 'threads: cumsum bits')
   call ok(adn_set_num_threads(0), 'the default')
   call expect(adn_get_num_threads() >= 1, 'get_num_threads default')
+
+  ! ---- segmented, row and keyed sums (the C entry points: 0-based offsets and keys) ----
+  offs = [0_c_size_t, 100_c_size_t, 100_c_size_t, int(n, c_size_t)]
+  seg = 7.0_real64
+  call ok(adn_segmented_sum_f64(x, offs, 3_c_size_t, 3_c_int, seg), 'segmented sum')
+  call ok(adn_sum_f64_fold(x(1:100), 100_c_size_t, 3_c_int, segw(1)), 'sum of segment 1')
+  segw(2) = 0.0_real64
+  call ok(adn_sum_f64_fold(x(101:), int(n - 100, c_size_t), 3_c_int, segw(3)), 'sum of segment 3')
+  call expect(all(f64_bits(seg) == f64_bits(segw)), 'segmented sum bits')
+  allocate (keys(n))
+  keys(1:100) = 0_c_int64_t
+  keys(101:) = 2_c_int64_t
+  seg = 7.0_real64
+  call ok(adn_sum_by_key_f64(x(n:1:-1), keys(n:1:-1), int(n, c_size_t), 3_c_size_t, 3_c_int, seg), 'keyed sum')
+  call expect(all(f64_bits(seg) == f64_bits(segw)), 'keyed sum bits (the pairs reversed)')
+  keys(1) = 3_c_int64_t
+  seg = 7.0_real64
+  st = adn_sum_by_key_f64(x, keys, int(n, c_size_t), 3_c_size_t, 3_c_int, seg)
+  call expect(st == ADN_KEY_OUT_OF_RANGE .and. all(f64_bits(seg) == f64_bits(7.0_real64)), &
+              'a key out of range: nothing written')
+  call ok(adn_sum_rows_f64(x, 2_c_size_t, 100_c_size_t, 100_c_size_t, 3_c_int, seg), 'row sums')
+  call expect(f64_bits(seg(1)) == f64_bits(segw(1)), 'row sum bits')
+  seg = 7.0_real64
+  st = adn_sum_rows_f64(x, 2_c_size_t, 101_c_size_t, 100_c_size_t, 3_c_int, seg)
+  call expect(st == ADN_INVALID_STRIDE .and. all(f64_bits(seg) == f64_bits(7.0_real64)), &
+              'cols > row_stride: nothing written')
+  call ok(adn_segmented_cumsum_f64(x, y, offs, 3_c_size_t, 3_c_int), 'segmented cumsum')
+  call ok(adn_cumsum(x(1:100), z(1:100)), 'cumsum of segment 1')
+  call ok(adn_cumsum(x(101:), z(101:)), 'cumsum of segment 3')
+  call expect(all(f64_bits(y) == f64_bits(z)), 'segmented cumsum bits')
+  offs(2) = 101_c_size_t
+  st = adn_segmented_sum_f64(x, offs, 3_c_size_t, 3_c_int, seg)
+  call expect(st == ADN_INVALID_OFFSETS .and. all(f64_bits(seg) == f64_bits(7.0_real64)), &
+              'decreasing offsets: nothing written')
 
   ! ---- GPUs: ADN_NOT_BUILT without a back end, else the CPU's bits ----
   call gpu('cuda')
