@@ -279,6 +279,23 @@ fn c_batch_tests() {
     assert!(passed > 300, "{stdout}");
 }
 
+/// reprosum.hpp's batched sums (ffi/tests/c/test_batch.cpp says what is checked).
+#[test]
+#[cfg_attr(miri, ignore = "runs a C++ compiler")]
+fn cpp_batch_tests() {
+    let exe = compile(
+        "CXX",
+        "c++",
+        "-std=c++17",
+        "ffi/tests/c/test_batch.cpp",
+        "test_batch_cpp",
+    );
+    let (out, stdout) = run(&exe, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "test_batch_cpp failed:\n{stdout}\n{stderr}");
+    assert_eq!(stdout.trim_end(), "60 passed, 0 failed", "{stdout}");
+}
+
 /// Runs `test_threads` (built with OpenMP) with an environment and CPU affinity, expecting
 /// the default thread count it implies.
 fn threads_run(exe: &Path, env: Option<&str>, one_core: bool, expected: usize) {
