@@ -29,8 +29,17 @@ fn layout_lists_every_top_level_folder() {
             continue;
         }
         let name = entry.file_name().into_string().unwrap();
-        // Build output and version control are not part of the tree.
-        if name == "target" || name == ".git" {
+        // Build output, version control and what git ignores (a local scratch folder) are
+        // not part of the tree.
+        let ignored = || {
+            std::process::Command::new("git")
+                .arg("-C")
+                .arg(root)
+                .args(["check-ignore", "-q", &name])
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if name == "target" || name == ".git" || ignored() {
             continue;
         }
         folders += 1;

@@ -139,16 +139,19 @@ impl Runtime for Cuda {
     }
 
     fn current() -> Result<Ctx, GpuError> {
+        Self::init()?;
         let c = result::ctx::get_current().map_err(drv("cuCtxGetCurrent"))?;
         Ok(Ctx(c.unwrap_or(std::ptr::null_mut())))
     }
 
     fn make_current(ctx: Ctx) -> Result<(), GpuError> {
+        Self::init()?;
         // SAFETY: ctx is null (unbinds) or a context that was current or retained.
         unsafe { result::ctx::set_current(ctx.0) }.map_err(drv("cuCtxSetCurrent"))
     }
 
     fn current_ordinal() -> Result<usize, GpuError> {
+        Self::init()?;
         match result::ctx::get_current().map_err(drv("cuCtxGetCurrent"))? {
             None => Ok(0),
             Some(_) => {

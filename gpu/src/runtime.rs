@@ -78,7 +78,9 @@ pub struct Side {
 }
 
 /// The calls the generic host makes. Every call's status is checked and returned as a
-/// [`GpuError`] naming the runtime function.
+/// [`GpuError`] naming the runtime function. Every safe call that reaches the runtime opens
+/// it first ([`Runtime::init`]), so that without one it is [`GpuError::NoRuntime`], never a
+/// panic.
 pub trait Runtime: Sized + Send + Sync + 'static {
     /// Which API this is.
     const API: Api;

@@ -105,6 +105,33 @@ fn no_driver_or_device_is_an_error_value() {
             println!("SKIP sum_ptr on a device: {e}");
         }
     }
+    // Empty inputs, the context guard and the queries reach the driver too: without one
+    // they are error values (or nothing), never a panic.
+    let mut acc = reprosum_core::DynAccumulator::<f64>::new(3).unwrap();
+    let start = acc;
+    let mut out = [0.0f64; 1];
+    // SAFETY: zero values; the pointers are never read.
+    let empty = unsafe {
+        [
+            cuda::sum_ptr(xs.as_ptr(), 0, 3, std::ptr::null_mut()).map(|_| ()),
+            cuda::accumulate_ptr(xs.as_ptr(), 0, 3, std::ptr::null_mut()).map(|_| ()),
+            cuda::add_ptr(&mut acc, xs.as_ptr(), 0, std::ptr::null_mut()),
+            cuda::cumsum_ptr(xs.as_ptr(), out.as_mut_ptr(), 0, 3, std::ptr::null_mut()),
+            cuda::cumsum_from_ptr(&start, xs.as_ptr(), out.as_mut_ptr(), 0, std::ptr::null_mut()),
+        ]
+    };
+    for r in empty {
+        if let Err(e) = r {
+            assert!(
+                matches!(e, GpuError::NoRuntime(_) | GpuError::NoDevice { .. }),
+                "{e}"
+            );
+        }
+    }
+    drop(cuda::RestoreContext::save());
+    let _ = cuda::current_ordinal();
+    let _ = cuda::device_count();
+    let _ = cuda::memory_of(xs.as_ptr().cast());
     // Partly overlapping input and output are refused before any device work.
     let mut buf = [1.0f64; 8];
     let p = buf.as_mut_ptr();
