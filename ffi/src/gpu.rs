@@ -29,11 +29,8 @@ fn status_of(e: DeviceError) -> adn_status {
 /// Whether this library was built with the back end: its own `cuda` / `hip` feature (in a
 /// workspace build the facade may have a back end that this crate did not ask for).
 fn built(b: Backend) -> bool {
-    let ours = match b {
-        Backend::Cuda => cfg!(feature = "cuda"),
-        Backend::Hip => cfg!(feature = "hip"),
-        _ => false,
-    };
+    let ours = (matches!(b, Backend::Cuda) && cfg!(feature = "cuda"))
+        || (matches!(b, Backend::Hip) && cfg!(feature = "hip"));
     ours && b.is_built()
 }
 
