@@ -110,7 +110,7 @@ impl Input {
     }
 
     /// Drops the first `n` bytes (which [`Input::peek`] returned).
-    fn skip(&mut self, n: usize) {
+    pub fn skip(&mut self, n: usize) {
         self.ahead.drain(..n);
     }
 }
@@ -131,6 +131,29 @@ pub fn detect(input: &mut Input, asked: Option<Format>) -> Result<Format, CliErr
 /// Reads and checks the `.npy` header at the start of `input`; for a file, checks the
 /// declared length against the file's size before any data is read.
 pub fn npy_header(input: &mut Input) -> Result<Header, CliError> {
+    let header = read_npy_header(input, npy::parse_header)?;
+    check_npy_size(input, header.data_offset, header.len, header.data_len())?;
+    Ok(header)
+}
+
+/// The header of an index file's `.npy` array, checked as [`npy_header`] checks one of
+/// values.
+pub fn npy_index_header(input: &mut Input) -> Result<npy::IndexHeader, CliError> {
+    let header = read_npy_header(input, npy::parse_index_header)?;
+    // No overflow: the header reader checked it.
+    let data = header.len * header.dtype.bytes() as u64;
+    check_npy_size(input, header.data_offset, header.len, data)?;
+    Ok(header)
+}
+
+/// Reads the header at the start of `input` with `parse`, and skips past it.
+fn read_npy_header<H>(
+    input: &mut Input,
+    parse: impl Fn(&[u8]) -> Result<H, npy::NpyError>,
+) -> Result<H, CliError>
+where
+    H: HasOffset,
+{
     let bad = |name: &str, e: npy::NpyError| CliError::data(format!("{name}: {e}"));
     let pre = input.peek(12)?.to_vec();
     let total = match npy::preamble(&pre).map_err(|e| bad(&input.name, e))? {
@@ -142,14 +165,42 @@ pub fn npy_header(input: &mut Input) -> Result<Header, CliError> {
     };
     // At most 12 + MAX_HEADER_LEN bytes: `preamble` checked the length.
     let bytes = input.peek(total)?;
-    let header = npy::parse_header(bytes).map_err(|e| bad(&input.name, e))?;
-    input.skip(header.data_offset);
-    if let Some(size) = input.size {
-        header
-            .check_data_len(size.saturating_sub(header.data_offset as u64))
-            .map_err(|e| bad(&input.name, e))?;
-    }
+    let header = parse(bytes).map_err(|e| bad(&input.name, e))?;
+    input.skip(header.data_offset());
     Ok(header)
+}
+
+/// For a file: that exactly `data` bytes (`len` values) follow the header.
+fn check_npy_size(input: &Input, data_offset: usize, len: u64, data: u64) -> Result<(), CliError> {
+    let Some(size) = input.size else {
+        return Ok(());
+    };
+    let have = size.saturating_sub(data_offset as u64);
+    if have == data {
+        return Ok(());
+    }
+    Err(CliError::data(format!(
+        "{}: the .npy header says {len} values ({data} bytes) but the file has {have} data bytes",
+        input.name
+    )))
+}
+
+/// A header that knows where its data starts.
+pub trait HasOffset {
+    /// The data's offset in the file.
+    fn data_offset(&self) -> usize;
+}
+
+impl HasOffset for Header {
+    fn data_offset(&self) -> usize {
+        self.data_offset
+    }
+}
+
+impl HasOffset for npy::IndexHeader {
+    fn data_offset(&self) -> usize {
+        self.data_offset
+    }
 }
 
 /// A source of values in blocks.

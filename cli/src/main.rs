@@ -2,6 +2,7 @@
 
 mod demo;
 mod formats;
+mod index;
 mod output;
 
 use std::io::Write;
@@ -78,6 +79,10 @@ shortest that reads back to the same f32). A sum prints `VALUE 0xBITS`, the bit 
 0x and 16 (f64) or 8 (f32) upper-case hex digits. The sum is bit-reproducible: the same bits
 for any order of the values, any thread count, any block size and any device.
 
+Index files (--segments, --keys): a 1-D .npy array of int32, int64, uint32 or uint64, or
+text integers under the same rules as text values. With either option the values are read
+into memory and the work runs on the CPU (--device cpu): one line per segment or key.
+
 Exit status: 0 success; 1 data error (unreadable or malformed input, no usable device, a
 failed write); 2 usage error (bad arguments, --dtype missing, --fold out of range). Every
 error is one line on standard error, with input bytes shown escaped.";
@@ -151,6 +156,26 @@ struct SumArgs {
     /// Print only the bit pattern (0x and 16 or 8 upper-case hex digits).
     #[arg(long)]
     bits: bool,
+    #[command(flatten)]
+    segments: SegmentArgs,
+    /// Sum the values of each key instead: KEYS holds one integer key per value (an index
+    /// file), and one line is printed per key, from key 0 to NKEYS - 1 (a key no value has
+    /// sums to 0.0). The keys may come in any order: the bits are the same.
+    #[arg(long, value_name = "KEYS", conflicts_with = "segments")]
+    keys: Option<PathBuf>,
+    /// The number of keys for --keys (every key must be below it); default: the largest
+    /// key + 1.
+    #[arg(long, value_name = "NKEYS", requires = "keys")]
+    nkeys: Option<u64>,
+}
+
+#[derive(Args)]
+struct SegmentArgs {
+    /// Work on each segment of the values alone: OFFSETS (an index file) holds the
+    /// segments' NSEG + 1 boundaries, from 0, never decreasing, to the number of values;
+    /// segment i is values[OFFSETS[i]..OFFSETS[i + 1]] (an empty one sums to 0.0).
+    #[arg(long, value_name = "OFFSETS")]
+    segments: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -160,6 +185,8 @@ struct CumsumArgs {
     /// The output file, or - for standard output.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: PathBuf,
+    #[command(flatten)]
+    segments: SegmentArgs,
 }
 
 #[derive(Args)]
@@ -268,14 +295,169 @@ fn sum_stream<T: Elem>(src: &mut dyn Blocks<T>, device: Device, fold: usize) -> 
     Ok(reprosum::fpenv::with_ieee_fp(|| total.value()))
 }
 
-fn sum_line<T: Elem>(o: Opened, a: &SumArgs) -> Result<String, CliError> {
+/// One sum's line: `VALUE 0xBITS`, or `0xBITS` with `--bits`.
+fn push_line<T: Elem>(s: T, bits: bool, out: &mut String) {
+    if !bits {
+        out.push_str(&show(s));
+        out.push(' ');
+    }
+    out.push_str(&hex_bits(s));
+    out.push('\n');
+}
+
+fn sum_line<T: Elem>(o: Opened, a: &SumArgs) -> Result<(), CliError> {
+    if a.segments.segments.is_some() || a.keys.is_some() {
+        return group_sums::<T>(o, a);
+    }
     let mut src = blocks::<T>(o)?;
     let s = sum_stream(src.as_mut(), a.input.device, a.input.fold)?;
-    Ok(if a.bits {
-        format!("{}\n", hex_bits(s))
+    let mut line = String::new();
+    push_line(s, a.bits, &mut line);
+    print_stdout(&line)
+}
+
+/// `--segments` and `--keys` run on the CPU only, and refuse another device up front.
+fn cpu_only(device: Device, option: &str) -> Result<(), CliError> {
+    if device == Device::Cpu {
+        return Ok(());
+    }
+    Err(CliError::usage(format!(
+        "{option} runs on the CPU only (--device cpu); the GPU's segmented and keyed sums are not built yet"
+    )))
+}
+
+/// The values and an index file cannot both be standard input.
+fn one_stdin(file: &std::path::Path, index: &std::path::Path, option: &str) -> Result<(), CliError> {
+    if file.as_os_str() == "-" && index.as_os_str() == "-" {
+        return Err(CliError::usage(format!(
+            "FILE and {option} cannot both be standard input (-)"
+        )));
+    }
+    Ok(())
+}
+
+/// Every value of the input, in memory.
+fn read_all<T: Elem>(o: Opened) -> Result<Vec<T>, CliError> {
+    let mut src = blocks::<T>(o)?;
+    let mut all: Vec<T> = Vec::new();
+    let mut block = Vec::with_capacity(BLOCK);
+    while src.next_block(&mut block)? {
+        all.try_reserve(block.len())
+            .map_err(|_| CliError::data("out of memory reading the values"))?;
+        all.extend_from_slice(&block);
+        block.clear();
+    }
+    Ok(all)
+}
+
+/// The file's name as messages show it.
+fn shown(path: &std::path::Path) -> String {
+    if path.as_os_str() == "-" {
+        "standard input".into()
     } else {
-        format!("{} {}\n", show(s), hex_bits(s))
-    })
+        format!("'{}'", escape::path(path))
+    }
+}
+
+/// The segment offsets in `path` for `n` values, checked: at least one entry, the first 0,
+/// none smaller than the one before, the last `n`.
+fn read_offsets(path: &std::path::Path, n: usize) -> Result<Vec<usize>, CliError> {
+    let name = shown(path);
+    let offsets = index::read(path, |v| {
+        usize::try_from(v).map_err(|_| "is not an offset (offsets are 0 or more)".to_string())
+    })?;
+    let bad = |msg: String| Err(CliError::data(format!("{name}: {msg}")));
+    let Some(&first) = offsets.first() else {
+        return bad(
+            "no offsets: segments need at least one (0), and the last is the number of values".into(),
+        );
+    };
+    if first != 0 {
+        return bad(format!("the first offset is {first}, not 0"));
+    }
+    if let Some(i) = offsets.windows(2).position(|w| w[1] < w[0]) {
+        return bad(format!(
+            "entry {} ({}) is smaller than entry {} ({}): offsets never decrease",
+            i + 1,
+            offsets[i + 1],
+            i,
+            offsets[i]
+        ));
+    }
+    let last = offsets[offsets.len() - 1];
+    if last != n {
+        return bad(format!(
+            "the last offset is {last} but the input has {n} values (the last offset is the number of values)"
+        ));
+    }
+    Ok(offsets)
+}
+
+/// The keys in `path` for `n` values, and the number of keys: `nkeys`, or the largest
+/// key + 1.
+fn read_keys(path: &std::path::Path, n: usize, nkeys: Option<u64>) -> Result<(Vec<i64>, usize), CliError> {
+    let name = shown(path);
+    let limit = nkeys.map(i128::from);
+    let keys = index::read(path, |v| {
+        if v < 0 {
+            return Err("is negative: keys are 0 or more".to_string());
+        }
+        if let Some(k) = limit.filter(|&k| v >= k) {
+            return Err(format!("is not below --nkeys {k}"));
+        }
+        i64::try_from(v).map_err(|_| "is past the largest key (2^63 - 1)".to_string())
+    })?;
+    if keys.len() != n {
+        return Err(CliError::data(format!(
+            "{name} has {} keys but the input has {n} values (one key per value)",
+            keys.len()
+        )));
+    }
+    let count = match nkeys {
+        Some(k) => k,
+        None => keys.iter().max().map_or(0, |&m| m as u64 + 1),
+    };
+    let count = usize::try_from(count)
+        .map_err(|_| CliError::data(format!("{count} keys are more than this machine can hold")))?;
+    Ok((keys, count))
+}
+
+/// Prints one line per sum, a slice of them at a time.
+fn print_sums<T: Elem>(sums: &[T], bits: bool) -> Result<(), CliError> {
+    for part in sums.chunks(1 << 16) {
+        let mut text = String::with_capacity(part.len() * 44);
+        for &s in part {
+            push_line(s, bits, &mut text);
+        }
+        print_stdout(&text)?;
+    }
+    Ok(())
+}
+
+/// `sum --segments` and `sum --keys`: one line per group.
+fn group_sums<T: Elem>(o: Opened, a: &SumArgs) -> Result<(), CliError> {
+    let option = if a.keys.is_some() { "--keys" } else { "--segments" };
+    cpu_only(a.input.device, option)?;
+    if let Some(path) = a.keys.as_ref().or(a.segments.segments.as_ref()) {
+        one_stdin(&a.input.file, path, option)?;
+    }
+    let xs = read_all::<T>(o)?;
+    let opts = reprosum::Options::with_fold(a.input.fold);
+    let oom = |what: &str| CliError::data(format!("out of memory for the {what}"));
+    let mut out: Vec<T> = Vec::new();
+    if let Some(path) = &a.keys {
+        let (keys, nkeys) = read_keys(path, xs.len(), a.nkeys)?;
+        out.try_reserve_exact(nkeys).map_err(|_| oom("sums"))?;
+        out.resize(nkeys, T::ZERO);
+        reprosum::sum_by_key_with(&xs, &keys, &mut out, &opts)?;
+    } else if let Some(path) = &a.segments.segments {
+        let offsets = read_offsets(path, xs.len())?;
+        out.try_reserve_exact(offsets.len() - 1)
+            .map_err(|_| oom("sums"))?;
+        out.resize(offsets.len() - 1, T::ZERO);
+        reprosum::segmented_sum_with(&xs, &offsets, &mut out, &opts)?;
+    }
+    print_sums(&out, a.bits)
 }
 
 /// Appends the output form of `xs` to `out`.
@@ -298,7 +480,34 @@ fn render<T: Elem>(xs: &[T], format: Format, big_endian: bool, out: &mut Vec<u8>
     }
 }
 
+/// `cumsum --segments`: the values in memory, each segment's running sums from 0.
+fn segmented_cumsum_to<T: Elem>(o: Opened, a: &CumsumArgs, path: &std::path::Path) -> Result<(), CliError> {
+    cpu_only(a.input.device, "--segments")?;
+    one_stdin(&a.input.file, path, "--segments")?;
+    let format = o.format;
+    let header = o.header;
+    let big_endian = header.is_some_and(|h| h.big_endian);
+    let mut xs = read_all::<T>(o)?;
+    let offsets = read_offsets(path, xs.len())?;
+    let opts = reprosum::Options::with_fold(a.input.fold);
+    reprosum::segmented_cumsum_in_place_with(&mut xs, &offsets, &opts)?;
+    let mut sink = Sink::create(&a.output)?;
+    if let Some(h) = header {
+        sink.write(&npy::write_header(h.dtype, h.big_endian, h.len))?;
+    }
+    let mut bytes = Vec::new();
+    for part in xs.chunks(BLOCK) {
+        render(part, format, big_endian, &mut bytes);
+        sink.write(&bytes)?;
+        bytes.clear();
+    }
+    sink.commit()
+}
+
 fn cumsum_to<T: Elem>(o: Opened, a: &CumsumArgs) -> Result<(), CliError> {
+    if let Some(path) = &a.segments.segments {
+        return segmented_cumsum_to::<T>(o, a, path);
+    }
     let (device, fold) = (a.input.device, a.input.fold);
     let format = o.format;
     let header = o.header;
@@ -338,11 +547,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
     match cli.cmd {
         Cmd::Sum(a) => {
             let o = open(&a.input)?;
-            let line = match o.dtype {
-                Dtype::F64 => sum_line::<f64>(o, &a)?,
-                Dtype::F32 => sum_line::<f32>(o, &a)?,
-            };
-            print_stdout(&line)
+            match o.dtype {
+                Dtype::F64 => sum_line::<f64>(o, &a),
+                Dtype::F32 => sum_line::<f32>(o, &a),
+            }
         }
         Cmd::Cumsum(a) => {
             let o = open(&a.input)?;

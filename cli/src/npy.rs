@@ -160,6 +160,136 @@ pub fn preamble(bytes: &[u8]) -> Result<Option<Preamble>, NpyError> {
 /// # Errors
 /// An [`NpyError`] saying what is wrong (and where, for a syntax error).
 pub fn parse_header(bytes: &[u8]) -> Result<Header, NpyError> {
+    let h = read_header(bytes, false)?;
+    let Element::Float(dtype) = h.element else {
+        unreachable!("only float descrs are read for values")
+    };
+    Ok(Header {
+        version: h.version,
+        dtype,
+        big_endian: h.big_endian,
+        fortran_order: h.fortran_order,
+        len: h.len,
+        data_offset: h.data_offset,
+    })
+}
+
+/// An integer element type, for index files (segment offsets, keys).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntDtype {
+    /// `int32` (`<i4`, `>i4`).
+    I32,
+    /// `int64` (`<i8`, `>i8`).
+    I64,
+    /// `uint32` (`<u4`, `>u4`).
+    U32,
+    /// `uint64` (`<u8`, `>u8`).
+    U64,
+}
+
+impl IntDtype {
+    /// Bytes per value: 4 or 8.
+    pub fn bytes(self) -> usize {
+        match self {
+            IntDtype::I32 | IntDtype::U32 => 4,
+            IntDtype::I64 | IntDtype::U64 => 8,
+        }
+    }
+
+    /// NumPy's name: `int32`, `int64`, `uint32`, `uint64`.
+    pub fn name(self) -> &'static str {
+        match self {
+            IntDtype::I32 => "int32",
+            IntDtype::I64 => "int64",
+            IntDtype::U32 => "uint32",
+            IntDtype::U64 => "uint64",
+        }
+    }
+
+    /// The value of one element's bytes (`bytes()` of them) in the given byte order, as an
+    /// `i128` (every value of every type fits).
+    pub fn value(self, b: &[u8], big_endian: bool) -> i128 {
+        let mut le = [0u8; 8];
+        let n = self.bytes().min(b.len());
+        le[..n].copy_from_slice(&b[..n]);
+        if big_endian {
+            le[..n].reverse();
+        }
+        let u = u64::from_le_bytes(le);
+        match self {
+            IntDtype::I32 => i128::from(u as u32 as i32),
+            IntDtype::I64 => i128::from(u as i64),
+            IntDtype::U32 | IntDtype::U64 => i128::from(u),
+        }
+    }
+}
+
+/// What a supported `.npy` header of integers says: an index file (segment offsets, keys).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexHeader {
+    /// The element type.
+    pub dtype: IntDtype,
+    /// `true` for big-endian (`>`) data.
+    pub big_endian: bool,
+    /// The number of values.
+    pub len: u64,
+    /// Where the data starts.
+    pub data_offset: usize,
+}
+
+/// Reads the header of a 1-D `.npy` array of integers (`int32`, `int64`, `uint32`,
+/// `uint64`, either byte order), as [`parse_header`] reads one of floats.
+///
+/// ```
+/// let mut b = b"\x93NUMPY\x01\x00\x3a\x00{'descr': '<i8', 'fortran_order': False, 'shape': (4,), }".to_vec();
+/// b.push(b'\n');
+/// let h = reprosum_cli::npy::parse_index_header(&b).unwrap();
+/// assert_eq!((h.dtype, h.len), (reprosum_cli::npy::IntDtype::I64, 4));
+/// ```
+///
+/// # Errors
+/// As [`parse_header`]; a float or other non-integer type is refused.
+pub fn parse_index_header(bytes: &[u8]) -> Result<IndexHeader, NpyError> {
+    let h = read_header(bytes, true)?;
+    let Element::Int(dtype) = h.element else {
+        unreachable!("only integer descrs are read for indices")
+    };
+    Ok(IndexHeader {
+        dtype,
+        big_endian: h.big_endian,
+        len: h.len,
+        data_offset: h.data_offset,
+    })
+}
+
+/// An element type a `descr` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Element {
+    Float(Dtype),
+    Int(IntDtype),
+}
+
+impl Element {
+    fn bytes(self) -> usize {
+        match self {
+            Element::Float(d) => d.bytes(),
+            Element::Int(d) => d.bytes(),
+        }
+    }
+}
+
+/// A header of either kind.
+struct AnyHeader {
+    version: (u8, u8),
+    element: Element,
+    big_endian: bool,
+    fortran_order: bool,
+    len: u64,
+    data_offset: usize,
+}
+
+/// Reads a 1-D header whose element type is a float (`ints` false) or an integer (`ints`).
+fn read_header(bytes: &[u8], ints: bool) -> Result<AnyHeader, NpyError> {
     let (total, version) = match preamble(bytes)? {
         Some(p) => (p.header_end, p.version),
         None => return err("not a valid .npy file: it ends inside the preamble"),
@@ -171,7 +301,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header, NpyError> {
         ));
     }
     let start = if version.0 == 1 { 10 } else { 12 };
-    let dict = parse_dict(&bytes[start..total], version.0 < 3)?;
+    let dict = parse_any_dict(&bytes[start..total], version.0 < 3, ints)?;
     let shape = dict.shape;
     if shape.ndim != 1 {
         return err(format!(
@@ -180,14 +310,14 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header, NpyError> {
         ));
     }
     let len = shape.first;
-    if len.checked_mul(dict.dtype.bytes() as u64).is_none() {
+    if len.checked_mul(dict.element.bytes() as u64).is_none() {
         return err(format!(
             "the .npy header says {len} values, more than any file holds"
         ));
     }
-    Ok(Header {
+    Ok(AnyHeader {
         version,
-        dtype: dict.dtype,
+        element: dict.element,
         big_endian: dict.big_endian,
         fortran_order: dict.fortran_order,
         len,
@@ -239,12 +369,34 @@ pub struct Dict {
 /// A syntax error (with the byte offset and the bytes there, escaped), a missing, repeated
 /// or unknown key, or an unsupported `descr`.
 pub fn parse_dict(text: &[u8], py2_longs: bool) -> Result<Dict, NpyError> {
+    let d = parse_any_dict(text, py2_longs, false)?;
+    let Element::Float(dtype) = d.element else {
+        unreachable!("only float descrs are read for values")
+    };
+    Ok(Dict {
+        dtype,
+        big_endian: d.big_endian,
+        fortran_order: d.fortran_order,
+        shape: d.shape,
+    })
+}
+
+/// A dictionary of either kind.
+struct AnyDict {
+    element: Element,
+    big_endian: bool,
+    fortran_order: bool,
+    shape: Shape,
+}
+
+fn parse_any_dict(text: &[u8], py2_longs: bool, ints: bool) -> Result<AnyDict, NpyError> {
     let mut p = Parser {
         s: text,
         i: 0,
         py2_longs,
+        ints,
     };
-    let mut descr: Option<(Dtype, bool)> = None;
+    let mut descr: Option<(Element, bool)> = None;
     let mut fortran: Option<bool> = None;
     let mut shape: Option<Shape> = None;
     p.ws();
@@ -289,9 +441,9 @@ pub fn parse_dict(text: &[u8], py2_longs: bool) -> Result<Dict, NpyError> {
         return p.fail("only spaces and a newline after the dictionary");
     }
     let missing = |k: &str| NpyError(format!("the .npy header lacks the key '{k}'"));
-    let (dtype, big_endian) = descr.ok_or_else(|| missing("descr"))?;
-    Ok(Dict {
-        dtype,
+    let (element, big_endian) = descr.ok_or_else(|| missing("descr"))?;
+    Ok(AnyDict {
+        element,
         big_endian,
         fortran_order: fortran.ok_or_else(|| missing("fortran_order"))?,
         shape: shape.ok_or_else(|| missing("shape"))?,
@@ -302,6 +454,8 @@ struct Parser<'a> {
     s: &'a [u8],
     i: usize,
     py2_longs: bool,
+    /// Integer element types are read (an index file), not floats.
+    ints: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -367,25 +521,44 @@ impl<'a> Parser<'a> {
         self.fail("the end of a plain quoted string")
     }
 
-    fn descr(&mut self) -> Result<(Dtype, bool), NpyError> {
+    fn descr(&mut self) -> Result<(Element, bool), NpyError> {
+        let (supported, either) = if self.ints {
+            (
+                "int32, int64, uint32 and uint64 ('<i4', '<i8', '<u4', '<u8', or '>' for big-endian)",
+                "int32, int64, uint32 or uint64 ('<i4', '<i8', '<u4', '<u8', or '>' for big-endian)",
+            )
+        } else {
+            (
+                "float64 and float32 ('<f8', '>f8', '<f4', '>f4')",
+                "float64 or float32 ('<f8', '>f8', '<f4', '>f4')",
+            )
+        };
         if self.peek() == Some(b'[') {
-            return err(
-                "the .npy dtype is a structured type; only float64 and float32 ('<f8', '>f8', '<f4', '>f4') are supported",
-            );
+            return err(format!(
+                "the .npy dtype is a structured type; only {supported} are supported"
+            ));
         }
         let s = self.string()?;
-        Ok(match s {
-            b"<f8" => (Dtype::F64, false),
-            b">f8" => (Dtype::F64, true),
-            b"<f4" => (Dtype::F32, false),
-            b">f4" => (Dtype::F32, true),
-            other => {
-                return err(format!(
-                    "the .npy dtype '{}' is not float64 or float32 ('<f8', '>f8', '<f4', '>f4')",
-                    escape_bytes(other, 40)
-                ))
-            }
-        })
+        let (order, ty) = match s {
+            [o @ (b'<' | b'>'), ty @ ..] => (*o, ty),
+            _ => (b'=', s),
+        };
+        let element = match (self.ints, ty) {
+            (false, b"f8") => Some(Element::Float(Dtype::F64)),
+            (false, b"f4") => Some(Element::Float(Dtype::F32)),
+            (true, b"i4") => Some(Element::Int(IntDtype::I32)),
+            (true, b"i8") => Some(Element::Int(IntDtype::I64)),
+            (true, b"u4") => Some(Element::Int(IntDtype::U32)),
+            (true, b"u8") => Some(Element::Int(IntDtype::U64)),
+            _ => None,
+        };
+        match (element, order) {
+            (Some(e), b'<' | b'>') => Ok((e, order == b'>')),
+            _ => err(format!(
+                "the .npy dtype '{}' is not {either}",
+                escape_bytes(s, 40)
+            )),
+        }
     }
 
     fn boolean(&mut self) -> Result<bool, NpyError> {

@@ -1452,3 +1452,332 @@ fn output_to_a_fifo_is_written_directly() {
     assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
     assert_eq!(d.names(), ["in.txt", "pipe"]);
 }
+
+// ---------------------------------------------------------------- segments and keys
+
+/// An index file's bytes: `.npy` of the given integer type (`<i8`, `>u4`, ...), or text.
+fn index_file(d: &TempDir, name: &str, descr: Option<&str>, xs: &[i64]) -> PathBuf {
+    let Some(descr) = descr else {
+        let t: String = xs.iter().map(|x| format!("{x}, ")).collect::<String>();
+        return d.file(
+            name,
+            format!("# index\n{}\n", t.trim_end_matches(", ")).as_bytes(),
+        );
+    };
+    let big = descr.starts_with('>');
+    let data: Vec<u8> = xs
+        .iter()
+        .flat_map(|&x| -> Vec<u8> {
+            match (&descr[1..], big) {
+                ("i8", false) => x.to_le_bytes().to_vec(),
+                ("i8", true) => x.to_be_bytes().to_vec(),
+                ("u8", false) => (x as u64).to_le_bytes().to_vec(),
+                ("u8", true) => (x as u64).to_be_bytes().to_vec(),
+                ("i4", false) => (x as i32).to_le_bytes().to_vec(),
+                ("i4", true) => (x as i32).to_be_bytes().to_vec(),
+                ("u4", false) => (x as u32).to_le_bytes().to_vec(),
+                ("u4", true) => (x as u32).to_be_bytes().to_vec(),
+                _ => panic!("descr {descr}"),
+            }
+        })
+        .collect();
+    d.file(name, &npy(descr, &format!("({},)", xs.len()), &data))
+}
+
+/// Segment lengths with empty, single-value and long segments.
+fn offsets_for(n: usize, seed: u64) -> Vec<usize> {
+    let mut offs = vec![0usize];
+    let mut s = seed;
+    while *offs.last().unwrap() < n {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let len = match (s >> 33) % 6 {
+            0 => 0,
+            1 => 1,
+            2 => ((s >> 40) % 40) as usize,
+            3 => ((s >> 40) % 3000) as usize,
+            _ => ((s >> 40) % 200) as usize,
+        };
+        offs.push((offs.last().unwrap() + len).min(n));
+    }
+    offs.push(n);
+    offs
+}
+
+#[test]
+fn segments_and_keys_match_the_library_by_bits() {
+    let d = TempDir::new("groups");
+    let xs = values_f64(20_000, 41);
+    let xf = values_f32(20_000, 42);
+    let v64 = d.file("v.npy", &npy("<f8", "(20000,)", &bytes_f64(&xs, false)));
+    let v32 = d.file("w.npy", &npy(">f4", "(20000,)", &bytes_f32(&xf, true)));
+    let offs = offsets_for(xs.len(), 7);
+    let offs_i: Vec<i64> = offs.iter().map(|&o| o as i64).collect();
+    for fold in [2usize, 3, 7] {
+        let mut want64 = String::new();
+        let mut want32 = String::new();
+        for w in offs.windows(2) {
+            want64 += &expect_sum_f64(&xs[w[0]..w[1]], fold);
+            want32 += &expect_sum_f32(&xf[w[0]..w[1]], fold);
+        }
+        let f = fold.to_string();
+        for (k, descr) in [None, Some("<i8"), Some(">u8"), Some("<i4"), Some(">u4")]
+            .into_iter()
+            .enumerate()
+        {
+            let o = index_file(&d, &format!("o{k}"), descr, &offs_i);
+            let args = |v: &Path| {
+                vec![
+                    "sum".to_string(),
+                    p(v).into(),
+                    "--fold".into(),
+                    f.clone(),
+                    "--segments".into(),
+                    p(&o).into(),
+                ]
+            };
+            let a64 = args(&v64);
+            assert_eq!(
+                ok(&a64.iter().map(String::as_str).collect::<Vec<_>>()),
+                want64,
+                "{descr:?} fold {fold}"
+            );
+            let a32 = args(&v32);
+            assert_eq!(
+                ok(&a32.iter().map(String::as_str).collect::<Vec<_>>()),
+                want32,
+                "{descr:?} fold {fold}"
+            );
+        }
+    }
+    // Keys: shuffled pairs give the same lines; the sum of each key's values, in key order.
+    let nkeys = 97usize;
+    let keys: Vec<i64> = (0..xs.len()).map(|i| ((i * i + 3 * i) % 89) as i64).collect();
+    let mut want = String::new();
+    let mut bits = String::new();
+    for k in 0..nkeys as i64 {
+        let group: Vec<f64> = xs
+            .iter()
+            .zip(&keys)
+            .filter(|(_, &kk)| kk == k)
+            .map(|(&x, _)| x)
+            .collect();
+        want += &expect_sum_f64(&group, 3);
+        bits += &format!("{}\n", hex64(reprosum::sum_fold(&group, 3).unwrap()));
+    }
+    let kf = index_file(&d, "k.npy", Some("<i8"), &keys);
+    let n = nkeys.to_string();
+    assert_eq!(ok(&["sum", p(&v64), "--keys", p(&kf), "--nkeys", &n]), want);
+    assert_eq!(
+        ok(&["sum", p(&v64), "--keys", p(&kf), "--nkeys", &n, "--bits"]),
+        bits
+    );
+    // A permutation of the pairs.
+    let perm: Vec<usize> = (0..xs.len()).map(|i| (i * 7919) % xs.len()).collect();
+    let xs2: Vec<f64> = perm.iter().map(|&i| xs[i]).collect();
+    let keys2: Vec<i64> = perm.iter().map(|&i| keys[i]).collect();
+    let v2 = d.file("v2.raw", &raw_f64(&xs2));
+    let k2 = index_file(&d, "k2.txt", None, &keys2);
+    assert_eq!(
+        ok(&[
+            "sum",
+            p(&v2),
+            "--dtype",
+            "f64",
+            "--format",
+            "raw",
+            "--keys",
+            p(&k2),
+            "--nkeys",
+            &n
+        ]),
+        want
+    );
+    // Without --nkeys: the largest key + 1 (88 + 1) lines.
+    let lines = ok(&[
+        "sum",
+        p(&v2),
+        "--dtype",
+        "f64",
+        "--format",
+        "raw",
+        "--keys",
+        p(&k2),
+    ]);
+    assert_eq!(
+        lines,
+        want.lines()
+            .take(89)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    );
+}
+
+#[test]
+fn segmented_cumsum_matches_the_library_by_bits() {
+    let d = TempDir::new("segcum");
+    let xs = values_f64(5_000, 43);
+    let offs = offsets_for(xs.len(), 9);
+    let offs_i: Vec<i64> = offs.iter().map(|&o| o as i64).collect();
+    let o = index_file(&d, "o.npy", Some("<i8"), &offs_i);
+    let mut want = Vec::new();
+    for w in offs.windows(2) {
+        let mut part = vec![0.0; w[1] - w[0]];
+        reprosum::cumsum_fold(&xs[w[0]..w[1]], &mut part, 4).unwrap();
+        want.extend(part);
+    }
+    let v = d.file("v.npy", &npy(">f8", "(5000,)", &bytes_f64(&xs, true)));
+    let out = d.path("out.npy");
+    ok(&["cumsum", p(&v), "--fold", "4", "--segments", p(&o), "-o", p(&out)]);
+    let bytes = std::fs::read(&out).unwrap();
+    let (header, data) = npy_parts(&bytes);
+    assert!(header.contains("'>f8'"), "{header}");
+    assert_eq!(data, bytes_f64(&want, true));
+    // Text in, text out.
+    let t = d.file("v.txt", &text(&xs));
+    let got = ok(&[
+        "cumsum",
+        p(&t),
+        "--dtype",
+        "f64",
+        "--fold",
+        "4",
+        "--segments",
+        p(&o),
+        "-o",
+        "-",
+    ]);
+    let got: Vec<u64> = got.lines().map(|l| l.parse::<f64>().unwrap().to_bits()).collect();
+    assert_eq!(got, want.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+}
+
+#[test]
+fn bad_segments_and_keys_are_one_line_and_leave_no_output() {
+    let d = TempDir::new("badgroups");
+    let v = d.file("v.txt", b"1 2 3 4 5\n");
+    let good = index_file(&d, "good.txt", None, &[0, 2, 5]);
+    let cases: Vec<(Vec<i64>, Option<&str>, &str)> = vec![
+        (vec![], None, "no offsets"),
+        (vec![1, 5], None, "first offset is 1"),
+        (
+            vec![0, 3, 2, 5],
+            Some("<i8"),
+            "entry 2 (2) is smaller than entry 1 (3)",
+        ),
+        (
+            vec![0, 4],
+            Some("<u4"),
+            "the last offset is 4 but the input has 5 values",
+        ),
+        (vec![0, 6], None, "the last offset is 6"),
+        (vec![0, -1, 5], Some("<i4"), "entry 1 (-1) is not an offset"),
+    ];
+    for (i, (offs, descr, msg)) in cases.into_iter().enumerate() {
+        let o = index_file(&d, &format!("o{i}"), descr, &offs);
+        let (code, err) = fails(&["sum", p(&v), "--dtype", "f64", "--segments", p(&o)]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains(msg), "{msg}: {err}");
+        let out = d.path("out.txt");
+        let (code, err) = fails(&[
+            "cumsum",
+            p(&v),
+            "--dtype",
+            "f64",
+            "--segments",
+            p(&o),
+            "-o",
+            p(&out),
+        ]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains(msg), "{msg}: {err}");
+        assert!(!out.exists());
+    }
+    let text_cases: Vec<(&[u8], &str)> = vec![
+        (b"0 2.5 5", "line 1: '2.5' is not an integer"),
+        (b"0,,5", "empty field"),
+        (b"0\n2\nx", "line 3: 'x' is not an integer"),
+    ];
+    for (i, (bytes, msg)) in text_cases.into_iter().enumerate() {
+        let o = d.file(&format!("t{i}"), bytes);
+        let (code, err) = fails(&["sum", p(&v), "--dtype", "f64", "--segments", p(&o)]);
+        assert_eq!(code, 1);
+        assert!(err.contains(msg), "{msg}: {err}");
+    }
+    // A float .npy is not an index file; a short one is refused.
+    let f = d.file("f.npy", &npy("<f8", "(2,)", &bytes_f64(&[0.0, 5.0], false)));
+    let (_, err) = fails(&["sum", p(&v), "--dtype", "f64", "--segments", p(&f)]);
+    assert!(
+        err.contains("'<f8' is not int32, int64, uint32 or uint64"),
+        "{err}"
+    );
+    let short = d.file("s.npy", &npy("<i8", "(3,)", &[0u8; 16]));
+    let (_, err) = fails(&["sum", p(&v), "--dtype", "f64", "--segments", p(&short)]);
+    assert!(err.contains("says 3 values"), "{err}");
+    // Keys.
+    let key_cases: Vec<(Vec<i64>, Vec<&str>, &str)> = vec![
+        (vec![0, 1, 2, 1, -3], vec![], "entry 4 (-3) is negative"),
+        (
+            vec![0, 1, 2, 1, 3],
+            vec!["--nkeys", "3"],
+            "entry 4 (3) is not below --nkeys 3",
+        ),
+        (vec![0, 1, 2, 1], vec![], "has 4 keys but the input has 5 values"),
+    ];
+    for (i, (keys, extra, msg)) in key_cases.into_iter().enumerate() {
+        let k = index_file(&d, &format!("k{i}"), Some("<i8"), &keys);
+        let mut args = vec!["sum", p(&v), "--dtype", "f64", "--keys", p(&k)];
+        args.extend(extra);
+        let (code, err) = fails(&args);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains(msg), "{msg}: {err}");
+    }
+    // Usage errors: both options, --nkeys alone, a GPU, both inputs on standard input.
+    let k = index_file(&d, "k.txt", None, &[0, 0, 0, 0, 0]);
+    for (args, msg) in [
+        (
+            vec![
+                "sum",
+                p(&v),
+                "--dtype",
+                "f64",
+                "--segments",
+                p(&good),
+                "--keys",
+                p(&k),
+            ],
+            "cannot be used with",
+        ),
+        (vec!["sum", p(&v), "--dtype", "f64", "--nkeys", "3"], "--keys"),
+        (
+            vec![
+                "sum",
+                p(&v),
+                "--dtype",
+                "f64",
+                "--segments",
+                p(&good),
+                "--device",
+                "cuda",
+            ],
+            "CPU only",
+        ),
+        (
+            vec!["sum", "-", "--dtype", "f64", "--keys", "-"],
+            "both be standard input",
+        ),
+    ] {
+        let (code, err) = fails(&args);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(msg), "{msg}: {err}");
+    }
+    // And the good ones work.
+    assert_eq!(
+        ok(&["sum", p(&v), "--dtype", "f64", "--segments", p(&good), "--bits"]),
+        format!("{}\n{}\n", hex64(3.0), hex64(12.0))
+    );
+    assert_eq!(
+        ok(&["sum", p(&v), "--dtype", "f64", "--keys", p(&k)]),
+        "15.0 0x402E000000000000\n"
+    );
+}

@@ -36,6 +36,12 @@ fuzz_target!(|data: &[u8]| {
             assert!(!e.0.chars().any(char::is_control), "{:?}", e.0);
         }
     }
+    // The index-file reader: the same header rules, integer element types.
+    if let Ok(h) = npy::parse_index_header(data) {
+        assert!(h.data_offset <= data.len());
+        assert!(h.len.checked_mul(h.dtype.bytes() as u64).is_some());
+        assert!(npy::parse_header(data).is_err(), "a header is of floats or of integers");
+    }
     // The dictionary reader alone, on the whole input as header text.
     if let Ok(d) = npy::parse_dict(data, true) {
         assert!(d.shape.ndim <= data.len());
