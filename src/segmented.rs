@@ -410,7 +410,9 @@ pub fn sum_by_key<T: Float>(xs: &[T], keys: &[i64], out: &mut [T]) -> Result<(),
 /// permutation of the (key, value) pairs gives the same bits.
 ///
 /// The values are gathered by key (a counting sort: `out.len() + 1` counts and a copy of
-/// `xs` are allocated), then each key's values are summed as a segment.
+/// `xs` are allocated; on several threads, while `out.len()` is small beside the input, one
+/// count per key per thread too, and the threads count and scatter at once), then each
+/// key's values are summed as a segment.
 ///
 /// ```
 /// let xs = [1.0, 10.0, 2.0, 1e16, -1e16];
@@ -431,38 +433,8 @@ pub fn sum_by_key_with<T: Float>(xs: &[T], keys: &[i64], out: &mut [T], opts: &O
         return Err(Error::LengthMismatch);
     }
     let nkeys = out.len();
-    let key = |k: i64| usize::try_from(k).ok().filter(|&k| k < nkeys);
-    // Checked before anything is allocated, so a bad key is reported as such.
-    if keys.iter().any(|&k| key(k).is_none()) {
-        return Err(Error::KeyOutOfRange);
-    }
-    // offsets[k + 1] counts key k; then the running total makes offsets[k] its first slot.
-    let mut offsets: Vec<usize> = Vec::new();
-    offsets
-        .try_reserve_exact(nkeys + 1)
-        .map_err(|_| Error::OutOfMemory)?;
-    offsets.resize(nkeys + 1, 0);
-    for &k in keys {
-        offsets[key(k).unwrap_or(0) + 1] += 1;
-    }
-    for k in 0..nkeys {
-        offsets[k + 1] += offsets[k];
-    }
+    let (gathered, offsets) = gather_by_key(xs, keys, nkeys, opts)?;
     check_offsets::<T>(&offsets, xs.len())?;
-    let mut gathered: Vec<T> = Vec::new();
-    gathered
-        .try_reserve_exact(xs.len())
-        .map_err(|_| Error::OutOfMemory)?;
-    gathered.resize(xs.len(), T::ZERO);
-    // A stable counting sort (the order within a key does not change the bits anyway), with
-    // offsets[k] as key k's next slot: it ends as key k + 1's first, and a shift restores it.
-    for (&x, &k) in xs.iter().zip(keys) {
-        let slot = &mut offsets[key(k).unwrap_or(0)];
-        gathered[*slot] = x;
-        *slot += 1;
-    }
-    offsets.copy_within(0..nkeys, 1);
-    offsets[0] = 0;
     sums(
         |k| &gathered[offsets[k]..offsets[k + 1]],
         gathered.len(),
@@ -471,6 +443,126 @@ pub fn sum_by_key_with<T: Float>(xs: &[T], keys: &[i64], out: &mut [T], opts: &O
         opts,
     )
 }
+
+/// Key `k`'s slot, if `k` is a key below `nkeys`.
+fn key_slot(k: i64, nkeys: usize) -> Option<usize> {
+    usize::try_from(k).ok().filter(|&k| k < nkeys)
+}
+
+/// The values gathered by key (a counting sort), and the offsets of each key's values in
+/// them (`nkeys + 1` entries). The order within a key is not kept: no sum's bits depend on
+/// it.
+///
+/// # Errors
+/// [`Error::KeyOutOfRange`], [`Error::OutOfMemory`].
+fn gather_by_key<T: Float>(
+    xs: &[T],
+    keys: &[i64],
+    nkeys: usize,
+    opts: &Options,
+) -> Result<(Vec<T>, Vec<usize>), Error> {
+    let n = xs.len();
+    let alloc = |len: usize| -> Result<Vec<usize>, Error> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory)?;
+        v.resize(len, 0);
+        Ok(v)
+    };
+    pool::run(small(n, INLINE_SUM, opts), |threads| {
+        // One histogram of every key per part: worth it while they are small beside the data.
+        let parts = threads.count();
+        if n == 0 || whole(n, INLINE_SUM, opts, &threads) || nkeys.saturating_mul(parts) > n / 2 {
+            // Checked before anything is allocated, so a bad key is reported as such.
+            if keys.iter().any(|&k| key_slot(k, nkeys).is_none()) {
+                return Err(Error::KeyOutOfRange);
+            }
+            // offsets[k + 1] counts key k; then the running total makes offsets[k] its first
+            // slot.
+            let mut offsets = alloc(nkeys + 1)?;
+            for &k in keys {
+                offsets[key_slot(k, nkeys).unwrap_or(0) + 1] += 1;
+            }
+            for k in 0..nkeys {
+                offsets[k + 1] += offsets[k];
+            }
+            let mut gathered: Vec<T> = Vec::new();
+            gathered.try_reserve_exact(n).map_err(|_| Error::OutOfMemory)?;
+            gathered.resize(n, T::ZERO);
+            // offsets[k] is key k's next slot: it ends as key k + 1's first, and a shift
+            // restores it.
+            for (&x, &k) in xs.iter().zip(keys) {
+                let slot = &mut offsets[key_slot(k, nkeys).unwrap_or(0)];
+                gathered[*slot] = x;
+                *slot += 1;
+            }
+            offsets.copy_within(0..nkeys, 1);
+            offsets[0] = 0;
+            return Ok((gathered, offsets));
+        }
+        // Each part counts its keys (checking them), then the counts become each part's first
+        // slot for each key, then the parts scatter their values at once.
+        let part = n.div_ceil(parts);
+        let mut starts = threads.map(keys.chunks(part), |ks| {
+            let mut h = alloc(nkeys)?;
+            for &k in ks {
+                h[key_slot(k, nkeys).ok_or(Error::KeyOutOfRange)?] += 1;
+            }
+            Ok(h)
+        })?;
+        let mut offsets = alloc(nkeys + 1)?;
+        let mut at = 0usize;
+        for k in 0..nkeys {
+            offsets[k] = at;
+            for h in &mut starts {
+                let count = h[k];
+                h[k] = at;
+                at += count;
+            }
+        }
+        offsets[nkeys] = at;
+        let mut gathered: Vec<T> = Vec::new();
+        gathered.try_reserve_exact(n).map_err(|_| Error::OutOfMemory)?;
+        gathered.resize(n, T::ZERO);
+        let dest = Scatter(gathered.as_mut_ptr());
+        let work = xs.chunks(part).zip(keys.chunks(part)).zip(starts);
+        threads.map(work, |((xs, ks), mut next)| {
+            for (&x, &k) in xs.iter().zip(ks) {
+                // Checked by the counting pass.
+                let slot = &mut next[key_slot(k, nkeys).unwrap_or(0)];
+                // SAFETY: `*slot < n`, the length of `gathered`, which lives until after this
+                // `map` has joined all its work: part c's slots for key k are `starts[c][k]`
+                // and the `count[c][k] - 1` after it, laid end to end over (key, part) in
+                // 0..n by the running total above, so no two parts (nor two values) write the
+                // same element, and nothing reads `gathered` until the map is done.
+                unsafe { dest.write(*slot, x) };
+                *slot += 1;
+            }
+            Ok(())
+        })?;
+        Ok((gathered, offsets))
+    })
+}
+
+/// The values being gathered by key, written by several threads at disjoint indices.
+struct Scatter<T>(*mut T);
+
+impl<T> Scatter<T> {
+    /// Writes `x` at index `i`.
+    ///
+    /// # Safety
+    /// `i` is inside the buffer, which is alive, and no other thread reads or writes index
+    /// `i` meanwhile.
+    unsafe fn write(&self, i: usize, x: T) {
+        // SAFETY: as the caller promises.
+        unsafe { self.0.add(i).write(x) }
+    }
+}
+
+// SAFETY: the pointer is only written through, at indices no two threads share (see its one
+// use in `gather_by_key`), while the buffer it points into is alive and not otherwise used.
+unsafe impl<T: Send> Send for Scatter<T> {}
+// SAFETY: as for `Send`: shared references only ever write disjoint elements.
+unsafe impl<T: Send> Sync for Scatter<T> {}
 
 /// The reproducible cumulative sum of each segment (fold 3). As [`segmented_cumsum_with`].
 ///
@@ -557,6 +649,35 @@ mod tests {
             assert_eq!(at, lens.len());
         }
         assert!(plan(0, |_| 0, 10).unwrap().is_empty());
+    }
+
+    /// The threads' counting sort (forced by small chunks on a pool of 2; small enough for
+    /// miri, which checks the scatter's writes) gathers every value under its key.
+    #[test]
+    fn keys_are_gathered_by_the_threads() {
+        let n = 200usize;
+        let xs: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let keys: Vec<i64> = (0..n as i64).map(|i| (i * 7) % 5).collect();
+        let opts = Options {
+            fold: 3,
+            chunk_len: 16,
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let (gathered, offsets) = pool.install(|| gather_by_key(&xs, &keys, 5, &opts)).unwrap();
+        assert_eq!(offsets, [0, 40, 80, 120, 160, 200]);
+        for k in 0..5 {
+            let mut got: Vec<f64> = gathered[offsets[k]..offsets[k + 1]].to_vec();
+            got.sort_by(f64::total_cmp);
+            let want: Vec<f64> = (0..n)
+                .filter(|&i| keys[i] == k as i64)
+                .map(|i| i as f64)
+                .collect();
+            assert_eq!(got, want);
+        }
+        let mut bad = keys.clone();
+        bad[150] = 5;
+        let e = pool.install(|| gather_by_key(&xs, &bad, 5, &opts)).unwrap_err();
+        assert_eq!(e, Error::KeyOutOfRange);
     }
 
     /// The layout rules, and the capacity of each segment (not of the whole input: no slice

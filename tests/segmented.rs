@@ -428,6 +428,25 @@ fn bad_arguments_write_nothing() {
         Error::LengthMismatch
     );
     assert!(out.iter().all(|x| x.to_bits() == poison.to_bits()));
+    // A bad key found by the threads' counting pass (a large input on a pool of 2, the last
+    // part's key), and a negative one in the first part.
+    let big: Vec<f64> = values(300_000, 3);
+    let mut keys: Vec<i64> = (0..big.len() as i64).map(|i| i % 10).collect();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    for (at, k) in [(299_999usize, 10i64), (7, -5)] {
+        let was = std::mem::replace(&mut keys[at], k);
+        let mut out = vec![poison; 10];
+        let e = pool
+            .install(|| reprosum::sum_by_key(&big, &keys, &mut out))
+            .unwrap_err();
+        assert_eq!(e, Error::KeyOutOfRange);
+        assert!(out.iter().all(|x| x.to_bits() == poison.to_bits()));
+        keys[at] = was;
+    }
+    let mut out = vec![poison; 10];
+    pool.install(|| reprosum::sum_by_key(&big, &keys, &mut out))
+        .unwrap();
+    assert_eq!(bits(&out), want_by_key(&big, &keys, 10, 3));
 
     // The f32 fold range.
     let xf: Vec<f32> = values(4, 2);
