@@ -31,3 +31,20 @@ for k in sorted(by):
     g, t = get(k, "baseline:cub_gpu_to_gpu_latency"), get(k, "baseline:torch_sum_latency")
     if r and c:
         print(f"| {k[0]} | {k[1]} | {r[0]:.1f} us | {c[0]:.1f} us | {r[0] / c[0]:.2f} | {g[0] if g else float('nan'):.1f} us | {t[0] if t else float('nan'):.1f} us |")
+print("\n| type | N | memory | reprosum sum | baseline | sum / baseline time | reprosum cumsum | copy in and out | cumsum / copies |")
+print("|---|---|---|---|---|---|---|---|---|")
+for k in sorted(by):
+    for mem in ["device", "managed_on_device", "managed_on_host", "pinned", "pageable"]:
+        s = get(k, f"reprosum:sum_{mem}")
+        if not s:
+            continue
+        host = mem in ("pinned", "pageable")
+        b = get(k, f"baseline:{'h2d_copy' if host else 'plain_read_sum'}_{mem}")
+        c = get(k, f"reprosum:cumsum_{mem}")
+        cc = get(k, f"baseline:h2d_d2h_copy_{mem}")
+        base = f"{'copy in' if host else 'plain read'} {b[0]:.0f} us" if b else "-"
+        ratio = f"{s[0] / b[0]:.2f}" if b else "-"
+        cum = f"{c[0]:.0f} us ({c[2]})" if c else "-"
+        cop = f"{cc[0]:.0f} us" if cc else "-"
+        cr = f"{c[0] / cc[0]:.2f}" if c and cc else "-"
+        print(f"| {k[0]} | {k[1]:.0e} | {mem} | {s[0]:.0f} us ({s[2]}) | {base} | {ratio} | {cum} | {cop} | {cr} |")
