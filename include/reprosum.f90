@@ -244,7 +244,8 @@ module reprosum
   public :: adn_sum_f32_fold, adn_sum_f64, adn_sum_f64_fold
   public :: adn_segmented_sum_f64, adn_segmented_sum_f32, adn_sum_rows_f64, adn_sum_rows_f32
   public :: adn_sum_by_key_f64, adn_sum_by_key_f32, adn_segmented_cumsum_f64
-  public :: adn_segmented_cumsum_f32
+  public :: adn_segmented_cumsum_f32, adn_acc_f64_add_segments, adn_acc_f32_add_segments
+  public :: adn_acc_f64_add_by_key, adn_acc_f32_add_by_key
 
   interface
     ! ---- host: segmented, row and keyed sums, segmented cumulative sums (reprosum.h) ----
@@ -328,6 +329,47 @@ module reprosum
       integer(c_int), value :: fold
       integer(c_int32_t) :: st
     end function adn_segmented_cumsum_f32
+    ! Each segment's (each key's) values added to its own accumulator: accs(i) gains segment
+    ! i - 1 (key i - 1), so shards added call after call, or on ranks whose accumulator arrays
+    ! are then merged, give each group the state of all its values.
+    function adn_acc_f64_add_segments(accs, x, offsets, nseg) &
+        bind(C, name="adn_acc_f64_add_segments") result(st)
+      import
+      type(adn_acc_f64), intent(inout) :: accs(*)
+      real(c_double), intent(in) :: x(*)
+      integer(c_size_t), intent(in) :: offsets(*)
+      integer(c_size_t), value :: nseg
+      integer(c_int32_t) :: st
+    end function adn_acc_f64_add_segments
+    function adn_acc_f32_add_segments(accs, x, offsets, nseg) &
+        bind(C, name="adn_acc_f32_add_segments") result(st)
+      import
+      type(adn_acc_f32), intent(inout) :: accs(*)
+      real(c_float), intent(in) :: x(*)
+      integer(c_size_t), intent(in) :: offsets(*)
+      integer(c_size_t), value :: nseg
+      integer(c_int32_t) :: st
+    end function adn_acc_f32_add_segments
+    function adn_acc_f64_add_by_key(accs, nkeys, x, keys, n) &
+        bind(C, name="adn_acc_f64_add_by_key") result(st)
+      import
+      type(adn_acc_f64), intent(inout) :: accs(*)
+      integer(c_size_t), value :: nkeys
+      real(c_double), intent(in) :: x(*)
+      integer(c_int64_t), intent(in) :: keys(*)
+      integer(c_size_t), value :: n
+      integer(c_int32_t) :: st
+    end function adn_acc_f64_add_by_key
+    function adn_acc_f32_add_by_key(accs, nkeys, x, keys, n) &
+        bind(C, name="adn_acc_f32_add_by_key") result(st)
+      import
+      type(adn_acc_f32), intent(inout) :: accs(*)
+      integer(c_size_t), value :: nkeys
+      real(c_float), intent(in) :: x(*)
+      integer(c_int64_t), intent(in) :: keys(*)
+      integer(c_size_t), value :: n
+      integer(c_int32_t) :: st
+    end function adn_acc_f32_add_by_key
     ! ---- host: whole-array sums and cumulative sums (reprosum.h) ----
     function adn_sum_f64(x, n, out) bind(C, name="adn_sum_f64") result(st)
       import

@@ -512,6 +512,61 @@ adn_status adn_segmented_cumsum_f64(const double *input, double *out, const size
 adn_status adn_segmented_cumsum_f32(const float *input, float *out, const size_t *offsets, size_t nseg, unsigned int fold);
 
 /**
+ * Adds each segment's doubles to its own accumulator: `accs[i]` gains `x[offsets[i]]` to
+ * `x[offsets[i + 1] - 1]`, at its own fold. Shards of a segmented array, added call after
+ * call (offsets relative to each shard), or on MPI ranks whose accumulator arrays are then
+ * merged (`MPI_Allreduce` of `nseg` accumulators with `adn_mpi_op_acc_f64`), leave each
+ * accumulator with the state of its whole segment: `adn_acc_f64_value` has the bits of
+ * `adn_segmented_sum_f64` of the whole array.
+ *
+ * `offsets` as for `adn_segmented_sum_f64`; every `accs[i]` set up by `adn_acc_f64_init`
+ * or `adn_acc_f64_from_bytes` (else `ADN_NOT_INITIALIZED`); a segment that would take its
+ * accumulator past the capacity is `ADN_CAPACITY_EXCEEDED`; `accs` overlapping `x` or
+ * `offsets` is `ADN_OVERLAP`. `accs` may be NULL only when `nseg` is 0, `x` only when the
+ * last offset is 0. No accumulator changes on error.
+ *
+ * # Safety
+ * `accs` points to `nseg` accumulators, `offsets` to `nseg + 1` readable values, `x` to
+ * `offsets[nseg]` readable doubles.
+ */
+adn_status adn_acc_f64_add_segments(struct adn_acc_f64 *accs, const double *x, const size_t *offsets, size_t nseg);
+
+/**
+ * Adds each segment's floats to its own accumulator. As `adn_acc_f64_add_segments`.
+ *
+ * # Safety
+ * As `adn_acc_f64_add_segments`, with floats.
+ */
+adn_status adn_acc_f32_add_segments(struct adn_acc_f32 *accs, const float *x, const size_t *offsets, size_t nseg);
+
+/**
+ * Adds each double to its key's accumulator: `accs[keys[i]]` gains `x[i]`, at its own
+ * fold. Shards of (key, value) pairs in any split and order, added call after call or on
+ * MPI ranks whose `nkeys` accumulators are then merged, leave each key's accumulator with
+ * the state of all its values: `adn_acc_f64_value` has the bits of `adn_sum_by_key_f64` of
+ * all the pairs.
+ *
+ * A key that is negative or not below `nkeys` is `ADN_KEY_OUT_OF_RANGE`; every `accs[k]`
+ * set up (else `ADN_NOT_INITIALIZED`); a key whose values would take its accumulator past
+ * the capacity is `ADN_CAPACITY_EXCEEDED`; `accs` overlapping `x` or `keys` is
+ * `ADN_OVERLAP`; memory for the gathering as for `adn_sum_by_key_f64`. No accumulator
+ * changes on error.
+ *
+ * # Safety
+ * `accs` points to `nkeys` accumulators, `x` to `n` readable doubles, `keys` to `n`
+ * readable keys.
+ */
+adn_status adn_acc_f64_add_by_key(struct adn_acc_f64 *accs, size_t nkeys, const double *x, const int64_t *keys, size_t n);
+
+/**
+ * Adds each float to its key's accumulator. As `adn_acc_f64_add_by_key`.
+ *
+ * # Safety
+ * As `adn_acc_f64_add_by_key`, with floats.
+ */
+adn_status adn_acc_f32_add_by_key(struct adn_acc_f32 *accs, size_t nkeys, const float *x, const int64_t *keys, size_t n);
+
+/**
  * Sets the number of threads `adn_sum_*`, `adn_cumsum_*` and `adn_acc_*_add_array` use:
  * `n` threads, 1 for the calling thread only, or 0 for the default (the environment
  * variable `ADN_NUM_THREADS` if it is a positive number, else the number of cores the

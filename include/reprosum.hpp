@@ -59,6 +59,14 @@ struct traits<double> {
         return adn_segmented_cumsum_f64(in, out, offsets, nseg, k);
     }
     static adn_status init(adn_acc_f64 *a, unsigned k) noexcept { return adn_acc_f64_init(a, k); }
+    static adn_status add_segments(adn_acc_f64 *a, const double *x, const std::size_t *offsets,
+                                   std::size_t nseg) noexcept {
+        return adn_acc_f64_add_segments(a, x, offsets, nseg);
+    }
+    static adn_status add_by_key(adn_acc_f64 *a, std::size_t nkeys, const double *x, const std::int64_t *keys,
+                                 std::size_t n) noexcept {
+        return adn_acc_f64_add_by_key(a, nkeys, x, keys, n);
+    }
     static adn_status add(adn_acc_f64 *a, double x) noexcept { return adn_acc_f64_add(a, x); }
     static adn_status add_array(adn_acc_f64 *a, const double *x, std::size_t n) noexcept {
         return adn_acc_f64_add_array(a, x, n);
@@ -105,6 +113,14 @@ struct traits<float> {
         return adn_segmented_cumsum_f32(in, out, offsets, nseg, k);
     }
     static adn_status init(adn_acc_f32 *a, unsigned k) noexcept { return adn_acc_f32_init(a, k); }
+    static adn_status add_segments(adn_acc_f32 *a, const float *x, const std::size_t *offsets,
+                                   std::size_t nseg) noexcept {
+        return adn_acc_f32_add_segments(a, x, offsets, nseg);
+    }
+    static adn_status add_by_key(adn_acc_f32 *a, std::size_t nkeys, const float *x, const std::int64_t *keys,
+                                 std::size_t n) noexcept {
+        return adn_acc_f32_add_by_key(a, nkeys, x, keys, n);
+    }
     static adn_status add(adn_acc_f32 *a, float x) noexcept { return adn_acc_f32_add(a, x); }
     static adn_status add_array(adn_acc_f32 *a, const float *x, std::size_t n) noexcept {
         return adn_acc_f32_add_array(a, x, n);
@@ -272,6 +288,34 @@ public:
 private:
     typename tr::acc_type acc_;
 };
+
+namespace detail {
+/// An array of accumulator<T> as the C functions' array of structs (the class holds the
+/// struct alone).
+template <typename T>
+typename traits<T>::acc_type *c_array(accumulator<T> *accs) noexcept {
+    static_assert(sizeof(accumulator<T>) == sizeof(typename traits<T>::acc_type) &&
+                      std::is_standard_layout<accumulator<T>>::value,
+                  "adn::accumulator<T> is its C struct alone");
+    return accs ? accs[0].c_struct() : nullptr;
+}
+} // namespace detail
+
+/// Adds each segment's values to its own accumulator: accs[i] gains input[offsets[i]] to
+/// input[offsets[i + 1] - 1], at its own fold (offsets as for segmented_sum). Shards added
+/// call after call, or on ranks whose accumulator arrays are then merged, give each segment
+/// the state of all its values. Throws before any accumulator changes.
+template <typename T>
+void add_segments(accumulator<T> *accs, const T *input, const std::size_t *offsets, std::size_t nseg) {
+    detail::check(detail::traits<T>::add_segments(detail::c_array(accs), input, offsets, nseg));
+}
+
+/// Adds each input[i] to accs[keys[i]], at each accumulator's own fold; a key outside
+/// 0..nkeys-1 throws (ADN_KEY_OUT_OF_RANGE) before any accumulator changes.
+template <typename T>
+void add_by_key(accumulator<T> *accs, std::size_t nkeys, const T *input, const std::int64_t *keys, std::size_t n) {
+    detail::check(detail::traits<T>::add_by_key(detail::c_array(accs), nkeys, input, keys, n));
+}
 
 } // namespace adn
 

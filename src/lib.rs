@@ -39,8 +39,9 @@ pub use device::{add_ptr, cumsum_from_ptr, cumsum_ptr, sum_ptr, Backend, DeviceE
 pub use device::{cumsum_from_on, cumsum_on, sum_on, Device, DeviceError};
 pub use pool::{num_threads, set_num_threads};
 pub use segmented::{
-    segmented_cumsum, segmented_cumsum_in_place, segmented_cumsum_in_place_with, segmented_cumsum_with,
-    segmented_sum, segmented_sum_with, sum_by_key, sum_by_key_with, sum_rows, sum_rows_with,
+    add_by_key, add_by_key_with, add_segments, add_segments_with, segmented_cumsum,
+    segmented_cumsum_in_place, segmented_cumsum_in_place_with, segmented_cumsum_with, segmented_sum,
+    segmented_sum_with, sum_by_key, sum_by_key_with, sum_rows, sum_rows_with, AccumulatorSlot,
 };
 
 pub use reprosum_core;

@@ -113,14 +113,25 @@ fn sums<'a, T: Float>(
     empty: DynAccumulator<T>,
     opts: &Options,
 ) -> Result<(), Error> {
+    into_groups(group, len, out, |_| empty, |o, a| *o = a.value(), opts)
+}
+
+/// For every group i: `finish(&mut out[i], a)`, where `a` is `start(&out[i])` with the values
+/// of `group(i)` added; `len` is the number of values of all groups. The arguments are
+/// checked (each group fits its start's room): nothing here fails but an allocation, before
+/// anything is written.
+fn into_groups<'a, T: Float, O: Send>(
+    group: impl Fn(usize) -> &'a [T] + Sync,
+    len: usize,
+    out: &mut [O],
+    start: impl Fn(&O) -> DynAccumulator<T> + Sync,
+    finish: impl Fn(&mut O, DynAccumulator<T>) + Sync,
+    opts: &Options,
+) -> Result<(), Error> {
     let n = out.len();
     let weight = len.saturating_add(n.saturating_mul(GROUP_COST));
-    let one = |xs: &[T]| -> Result<T, Error> {
-        if xs.is_empty() {
-            // The value of an empty accumulator.
-            return Ok(T::ZERO);
-        }
-        let mut a = empty;
+    let one = |o: &mut O, xs: &[T]| -> Result<(), Error> {
+        let mut a = start(o);
         if xs.len() <= SHORT {
             for &x in xs {
                 a.add(x)?;
@@ -128,13 +139,14 @@ fn sums<'a, T: Float>(
         } else {
             a.add_slice(xs)?;
         }
-        Ok(a.value())
+        finish(o, a);
+        Ok(())
     };
     pool::run(small(weight, INLINE_SUM, opts), |threads| {
         if whole(weight, INLINE_SUM, opts, &threads) {
             return fpenv::with_ieee_fp(|| {
                 for (i, o) in out.iter_mut().enumerate() {
-                    *o = one(group(i))?;
+                    one(o, group(i))?;
                 }
                 Ok(())
             });
@@ -163,26 +175,28 @@ fn sums<'a, T: Float>(
         values
             .try_reserve_exact(big.len())
             .map_err(|_| Error::OutOfMemory)?;
-        for (_, i) in &big {
+        for (o, i) in &big {
+            let a = start(&o[0]);
+            let empty = DynAccumulator::new(a.fold())?;
             let parts = totals(&threads, group(*i), chunk, empty)?;
             values.push(fpenv::with_ieee_fp(|| {
-                let mut a = empty;
+                let mut a = a;
                 for p in &parts {
                     a.merge(p)?;
                 }
-                Ok::<_, Error>(a.value())
+                Ok::<_, Error>(a)
             })?);
         }
         threads.map(runs.into_iter(), |(o, r)| {
             fpenv::with_ieee_fp(|| {
                 for (o, i) in o.iter_mut().zip(r) {
-                    *o = one(group(i))?;
+                    one(o, group(i))?;
                 }
                 Ok(())
             })
         })?;
-        for ((o, _), v) in big.into_iter().zip(values) {
-            o[0] = v;
+        for ((o, _), a) in big.into_iter().zip(values) {
+            fpenv::with_ieee_fp(|| finish(&mut o[0], a));
         }
         Ok(())
     })
@@ -563,6 +577,141 @@ impl<T> Scatter<T> {
 unsafe impl<T: Send> Send for Scatter<T> {}
 // SAFETY: as for `Send`: shared references only ever write disjoint elements.
 unsafe impl<T: Send> Sync for Scatter<T> {}
+
+/// Where the grouped adds ([`add_segments`], [`add_by_key`]) find each group's accumulator
+/// and leave it: a [`DynAccumulator`] itself, or a foreign struct that holds one (the C
+/// library's `adn_acc_f64` / `adn_acc_f32`).
+pub trait AccumulatorSlot<T: Float>: Send {
+    /// The accumulator held.
+    fn get(&self) -> DynAccumulator<T>;
+    /// Stores `acc` (of the same fold as the one held).
+    fn set(&mut self, acc: DynAccumulator<T>);
+}
+
+impl<T: Float> AccumulatorSlot<T> for DynAccumulator<T> {
+    fn get(&self) -> DynAccumulator<T> {
+        *self
+    }
+    fn set(&mut self, acc: DynAccumulator<T>) {
+        *self = acc;
+    }
+}
+
+/// Checks that group `i` (of `len(i)` values) fits `accs[i]`'s room.
+fn check_rooms<T: Float, A: AccumulatorSlot<T>>(
+    accs: &[A],
+    len: impl Fn(usize) -> usize,
+) -> Result<(), Error> {
+    for (i, a) in accs.iter().enumerate() {
+        crate::check_room(&a.get(), len(i))?;
+    }
+    Ok(())
+}
+
+/// Adds each segment's values to its own accumulator (fold 3 chunking: as
+/// [`add_segments_with`] with the default options).
+///
+/// # Errors
+/// As [`add_segments_with`].
+pub fn add_segments<T: Float, A: AccumulatorSlot<T>>(
+    xs: &[T],
+    offsets: &[usize],
+    accs: &mut [A],
+) -> Result<(), Error> {
+    add_segments_with(xs, offsets, accs, &Options::default())
+}
+
+/// Adds segment `i`'s values, `xs[offsets[i]..offsets[i + 1]]`, to `accs[i]`, each
+/// accumulator at its own fold (`opts.fold` is not used; `opts.chunk_len` is, as for
+/// [`segmented_sum_with`]). The shards of a segmented input, added call after call (or on
+/// ranks whose accumulators are then merged), leave each accumulator with the state of its
+/// whole segment: its value has the bits of [`segmented_sum_with`] of the whole input.
+///
+/// ```
+/// use reprosum::DynAccumulator;
+/// let mut accs = [DynAccumulator::<f64>::new(3).unwrap(); 2];
+/// // Two shards of the segments [1e16, 1.0, -1e16] and [2.0, 3.0].
+/// reprosum::add_segments(&[1e16, 1.0, 2.0], &[0, 2, 3], &mut accs).unwrap();
+/// reprosum::add_segments(&[-1e16, 3.0], &[0, 1, 2], &mut accs).unwrap();
+/// assert_eq!([accs[0].value(), accs[1].value()], [1.0, 5.0]);
+/// ```
+///
+/// # Errors
+/// [`Error::LengthMismatch`] if `offsets` has not `accs.len() + 1` entries;
+/// [`Error::InvalidOffsets`]; [`Error::CapacityExceeded`] if a segment would take its
+/// accumulator's count past [`Float::CAPACITY`]; [`Error::OutOfMemory`]. No accumulator
+/// changes then.
+pub fn add_segments_with<T: Float, A: AccumulatorSlot<T>>(
+    xs: &[T],
+    offsets: &[usize],
+    accs: &mut [A],
+    opts: &Options,
+) -> Result<(), Error> {
+    if offsets.len() != accs.len().saturating_add(1) {
+        return Err(Error::LengthMismatch);
+    }
+    check_offsets::<T>(offsets, xs.len())?;
+    check_rooms(accs, |i| offsets[i + 1] - offsets[i])?;
+    into_groups(
+        |i| &xs[offsets[i]..offsets[i + 1]],
+        xs.len(),
+        accs,
+        A::get,
+        A::set,
+        opts,
+    )
+}
+
+/// Adds each value to its key's accumulator (default chunking: as [`add_by_key_with`]).
+///
+/// # Errors
+/// As [`add_by_key_with`].
+pub fn add_by_key<T: Float, A: AccumulatorSlot<T>>(
+    xs: &[T],
+    keys: &[i64],
+    accs: &mut [A],
+) -> Result<(), Error> {
+    add_by_key_with(xs, keys, accs, &Options::default())
+}
+
+/// Adds every `xs[i]` to `accs[keys[i]]`, each accumulator at its own fold (`opts.fold` is not
+/// used). Shards of (key, value) pairs, in any split and order, added call after call or on
+/// ranks whose accumulator arrays are then merged, leave each key's accumulator with the
+/// state of all its values: its value has the bits of [`sum_by_key_with`] of all the pairs.
+///
+/// ```
+/// use reprosum::DynAccumulator;
+/// let mut accs = [DynAccumulator::<f64>::new(3).unwrap(); 3];
+/// reprosum::add_by_key(&[1e16, 1.0], &[0, 2], &mut accs).unwrap();
+/// reprosum::add_by_key(&[2.0, -1e16], &[2, 0], &mut accs).unwrap();
+/// assert_eq!(accs.map(|a| a.value()), [0.0, 0.0, 3.0]);
+/// ```
+///
+/// # Errors
+/// [`Error::LengthMismatch`] if `keys` and `xs` differ in length; [`Error::KeyOutOfRange`]
+/// for a key below 0 or not below `accs.len()`; [`Error::CapacityExceeded`] if a key's values
+/// would take its accumulator's count past [`Float::CAPACITY`]; [`Error::OutOfMemory`]. No
+/// accumulator changes then.
+pub fn add_by_key_with<T: Float, A: AccumulatorSlot<T>>(
+    xs: &[T],
+    keys: &[i64],
+    accs: &mut [A],
+    opts: &Options,
+) -> Result<(), Error> {
+    if keys.len() != xs.len() {
+        return Err(Error::LengthMismatch);
+    }
+    let (gathered, offsets) = gather_by_key(xs, keys, accs.len(), opts)?;
+    check_rooms(accs, |k| offsets[k + 1] - offsets[k])?;
+    into_groups(
+        |k| &gathered[offsets[k]..offsets[k + 1]],
+        gathered.len(),
+        accs,
+        A::get,
+        A::set,
+        opts,
+    )
+}
 
 /// The reproducible cumulative sum of each segment (fold 3). As [`segmented_cumsum_with`].
 ///

@@ -457,3 +457,150 @@ fn bad_arguments_write_nothing() {
     // The largest fold of each type works.
     reprosum::segmented_sum_with(&xf, &[0, 2, 4], &mut of, &Options::with_fold(21)).unwrap();
 }
+
+/// The accumulator forms: the shards of a segmented or keyed input, added call after call
+/// (in any split, the pairs in any order), leave every group's accumulator with the state of
+/// the whole group: the same encoding as one add of everything, and the value of the sums.
+fn shards_for<T: TestFloat>() {
+    use reprosum::DynAccumulator;
+    let mut r = rng(7 + T::BYTES as u64);
+    let xs: Vec<T> = values(300_000, 77);
+    let enc = |a: &[DynAccumulator<T>]| {
+        a.iter()
+            .map(|a| a.to_bytes().as_bytes().to_vec())
+            .collect::<Vec<_>>()
+    };
+    for offsets in layouts(5).into_iter().filter(|o| *o.last().unwrap() <= xs.len()) {
+        let n = *offsets.last().unwrap();
+        let xs = &xs[..n];
+        for fold in [3usize, 8] {
+            let empty = DynAccumulator::<T>::new(fold).unwrap();
+            let mut whole = vec![empty; offsets.len() - 1];
+            reprosum::add_segments(xs, &offsets, &mut whole).unwrap();
+            assert_eq!(
+                whole.iter().map(|a| a.value().bits()).collect::<Vec<_>>(),
+                want_sums(xs, &offsets, fold)
+            );
+            // Shards at random cut points, each with offsets relative to it.
+            let mut cuts = vec![0, n];
+            for _ in 0..5 {
+                cuts.push(r(n as u64 + 1) as usize);
+            }
+            cuts.sort_unstable();
+            let mut parts = vec![empty; offsets.len() - 1];
+            for w in cuts.windows(2) {
+                let local: Vec<usize> = offsets.iter().map(|&o| o.clamp(w[0], w[1]) - w[0]).collect();
+                let opts = Options { fold, chunk_len: 997 };
+                reprosum::add_segments_with(&xs[w[0]..w[1]], &local, &mut parts, &opts).unwrap();
+            }
+            assert_eq!(enc(&parts), enc(&whole), "segments fold {fold}");
+        }
+    }
+    // Keys: the pairs shuffled and split into shards.
+    let nkeys = 1000;
+    let keys: Vec<i64> = (0..xs.len())
+        .map(|_| (r(nkeys as u64).pow(2) / nkeys as u64) as i64)
+        .collect();
+    let empty = DynAccumulator::<T>::new(4).unwrap();
+    let mut whole = vec![empty; nkeys];
+    reprosum::add_by_key(&xs, &keys, &mut whole).unwrap();
+    let mut want = vec![T::ZERO; nkeys];
+    reprosum::sum_by_key_with(&xs, &keys, &mut want, &Options::with_fold(4)).unwrap();
+    assert_eq!(
+        whole.iter().map(|a| a.value().bits()).collect::<Vec<_>>(),
+        bits(&want)
+    );
+    let mut perm: Vec<usize> = (0..xs.len()).collect();
+    for i in (1..perm.len()).rev() {
+        perm.swap(i, r(i as u64 + 1) as usize);
+    }
+    let mut parts = vec![empty; nkeys];
+    for shard in perm.chunks(70_001) {
+        let sx: Vec<T> = shard.iter().map(|&i| xs[i]).collect();
+        let sk: Vec<i64> = shard.iter().map(|&i| keys[i]).collect();
+        reprosum::add_by_key(&sx, &sk, &mut parts).unwrap();
+    }
+    assert_eq!(enc(&parts), enc(&whole), "keys");
+}
+
+#[test]
+fn shards_merge_to_the_whole_f64() {
+    shards_for::<f64>();
+}
+
+#[test]
+fn shards_merge_to_the_whole_f32() {
+    shards_for::<f32>();
+}
+
+/// Every bad argument of the accumulator forms is its error, with every accumulator as it
+/// was.
+#[test]
+fn bad_accumulator_arguments_change_nothing() {
+    use reprosum::DynAccumulator;
+    let xs: Vec<f64> = values(10, 3);
+    let mut start = DynAccumulator::<f64>::new(3).unwrap();
+    start.add(1.5).unwrap();
+    let before = start.to_bytes().as_bytes().to_vec();
+    let same = |accs: &[DynAccumulator<f64>]| accs.iter().all(|a| a.to_bytes().as_bytes() == before);
+    let mut accs = vec![start; 3];
+    for (offsets, e) in [
+        (vec![0, 5, 10], Error::LengthMismatch),
+        (vec![0, 5, 4, 10], Error::InvalidOffsets),
+        (vec![0, 5, 9, 9], Error::InvalidOffsets),
+        (vec![1, 5, 9, 10], Error::InvalidOffsets),
+    ] {
+        assert_eq!(reprosum::add_segments(&xs, &offsets, &mut accs), Err(e));
+        assert!(same(&accs));
+    }
+    for (keys, e) in [
+        (vec![0i64; 9], Error::LengthMismatch),
+        (vec![0, 1, 2, 3, 0, 0, 0, 0, 0, 0], Error::KeyOutOfRange),
+        (vec![0, 1, 2, -1, 0, 0, 0, 0, 0, 0], Error::KeyOutOfRange),
+    ] {
+        assert_eq!(reprosum::add_by_key(&xs, &keys, &mut accs), Err(e));
+        assert!(same(&accs));
+    }
+    // The capacity of one accumulator (f32: a count one short of it, built by merging
+    // doubled accumulators of 1.0).
+    let near = {
+        let mut pow = DynAccumulator::<f32>::new(3).unwrap();
+        pow.add(1.0).unwrap();
+        let mut acc = DynAccumulator::<f32>::new(3).unwrap();
+        let want = f32::CAPACITY - 1;
+        for bit in 0..64 {
+            if want >> bit & 1 == 1 {
+                acc.merge(&pow).unwrap();
+            }
+            if want >> (bit + 1) == 0 {
+                break;
+            }
+            let p = pow;
+            pow.merge(&p).unwrap();
+        }
+        assert_eq!(acc.count(), want);
+        acc
+    };
+    {
+        let mut accs = [DynAccumulator::<f32>::new(3).unwrap(), near];
+        let enc = |accs: &[DynAccumulator<f32>]| {
+            accs.iter()
+                .map(|a| a.to_bytes().as_bytes().to_vec())
+                .collect::<Vec<_>>()
+        };
+        let before = enc(&accs);
+        let xf = [1.0f32, 2.0, 3.0];
+        assert_eq!(
+            reprosum::add_segments(&xf, &[0, 1, 3], &mut accs),
+            Err(Error::CapacityExceeded)
+        );
+        assert_eq!(
+            reprosum::add_by_key(&xf, &[0, 1, 1], &mut accs),
+            Err(Error::CapacityExceeded)
+        );
+        assert_eq!(enc(&accs), before);
+        // One value fits.
+        reprosum::add_by_key(&xf, &[0, 0, 1], &mut accs).unwrap();
+        assert_eq!(accs[1].count(), f32::CAPACITY);
+    }
+}

@@ -96,6 +96,32 @@ macro_rules! slot {
 slot!(adn_acc_f64, f64);
 slot!(adn_acc_f32, f32);
 
+// The grouped adds (`adn_acc_*_add_segments`, `_add_by_key`) read and write the accumulators
+// of a C array in place, after `checked` accepted every element.
+macro_rules! group_slot {
+    ($s:ty, $t:ty) => {
+        impl facade::AccumulatorSlot<$t> for $s {
+            fn get(&self) -> DynAccumulator<$t> {
+                let p = core::ptr::from_ref(self).cast_mut();
+                // SAFETY: `self` is a live, aligned struct whose tag and fold `checked`
+                // accepted (the one use: the grouped adds check every element first); its
+                // storage holds a DynAccumulator (const assertions), any bits of which are
+                // valid. Only read.
+                unsafe { <$s as Slot>::state(p).read() }
+            }
+            fn set(&mut self, acc: DynAccumulator<$t>) {
+                let p = core::ptr::from_mut(self);
+                // SAFETY: `self` is a live, aligned, exclusively borrowed struct; the storage
+                // fits a DynAccumulator (const assertions). The tag stays: the fold is the
+                // one held (the grouped adds never change it).
+                unsafe { <$s as Slot>::state(p).write(acc) }
+            }
+        }
+    };
+}
+group_slot!(adn_acc_f64, f64);
+group_slot!(adn_acc_f32, f32);
+
 fn tag_of<T: Float>(fold: usize) -> u64 {
     TAG_MAGIC | (u64::from(T::DTYPE.code()) << 8) | fold as u64
 }

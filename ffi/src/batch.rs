@@ -339,3 +339,162 @@ pub unsafe extern "C" fn adn_segmented_cumsum_f32(
     // SAFETY: the caller keeps this function's contract, which is the impl's.
     unsafe { segmented_cumsum_impl(input, out, offsets, nseg, fold) }
 }
+
+/// The `n` accumulator structs at `accs`, each checked (`ADN_NOT_INITIALIZED` for any one a
+/// `_init` or `_from_bytes` did not set up), with their address range.
+///
+/// # Safety
+/// `accs` is NULL or points to `n` readable and writable structs that nothing else accesses
+/// during the call.
+unsafe fn accs_of<'a, S: crate::acc::Slot>(
+    accs: *mut S,
+    n: usize,
+) -> Result<(&'a mut [S], (usize, usize)), adn_status> {
+    let r = range(accs.cast_const(), n)?;
+    for i in 0..n {
+        // SAFETY: inside the range checked above, readable (the caller).
+        unsafe { crate::acc::checked(accs.add(i))? };
+    }
+    if n == 0 {
+        return Ok((&mut [], r));
+    }
+    // SAFETY: non-NULL, aligned, sized (checked); exclusive for the call (the caller).
+    Ok((unsafe { core::slice::from_raw_parts_mut(accs, n) }, r))
+}
+
+/// The checks and the work of the `_add_segments` exports.
+///
+/// # Safety
+/// As the exports.
+unsafe fn add_segments_impl<S>(accs: *mut S, x: *const S::T, offsets: *const usize, nseg: usize) -> adn_status
+where
+    S: crate::acc::Slot + facade::AccumulatorSlot<<S as crate::acc::Slot>::T>,
+{
+    panic::status(|| {
+        // SAFETY: the caller guarantees `nseg + 1` readable offsets.
+        let (offs, offs_range) = unsafe { offsets_of(offsets, nseg)? };
+        let n = offs[nseg];
+        let x_range = range(x, n)?;
+        // SAFETY: the caller guarantees `nseg` structs at `accs`.
+        let (slots, accs_range) = unsafe { accs_of(accs, nseg)? };
+        disjoint(accs_range, x_range)?;
+        disjoint(accs_range, offs_range)?;
+        // SAFETY: checked by `range`; the caller guarantees the memory; the accumulators
+        // overlap neither input (checked).
+        let xs = unsafe { index_slice(x, n) };
+        facade::add_segments(xs, offs, slots).map_err(from_error)
+    })
+}
+
+/// The checks and the work of the `_add_by_key` exports.
+///
+/// # Safety
+/// As the exports.
+unsafe fn add_by_key_impl<S>(
+    accs: *mut S,
+    nkeys: usize,
+    x: *const S::T,
+    keys: *const i64,
+    n: usize,
+) -> adn_status
+where
+    S: crate::acc::Slot + facade::AccumulatorSlot<<S as crate::acc::Slot>::T>,
+{
+    panic::status(|| {
+        let x_range = range(x, n)?;
+        let keys_range = range(keys, n)?;
+        // SAFETY: the caller guarantees `nkeys` structs at `accs`.
+        let (slots, accs_range) = unsafe { accs_of(accs, nkeys)? };
+        disjoint(accs_range, x_range)?;
+        disjoint(accs_range, keys_range)?;
+        // SAFETY: checked by `range`; the caller guarantees the memory; the accumulators
+        // overlap neither input (checked).
+        let (xs, ks) = unsafe { (index_slice(x, n), index_slice(keys, n)) };
+        facade::add_by_key(xs, ks, slots).map_err(from_error)
+    })
+}
+
+/// Adds each segment's doubles to its own accumulator: `accs[i]` gains `x[offsets[i]]` to
+/// `x[offsets[i + 1] - 1]`, at its own fold. Shards of a segmented array, added call after
+/// call (offsets relative to each shard), or on MPI ranks whose accumulator arrays are then
+/// merged (`MPI_Allreduce` of `nseg` accumulators with `adn_mpi_op_acc_f64`), leave each
+/// accumulator with the state of its whole segment: `adn_acc_f64_value` has the bits of
+/// `adn_segmented_sum_f64` of the whole array.
+///
+/// `offsets` as for `adn_segmented_sum_f64`; every `accs[i]` set up by `adn_acc_f64_init`
+/// or `adn_acc_f64_from_bytes` (else `ADN_NOT_INITIALIZED`); a segment that would take its
+/// accumulator past the capacity is `ADN_CAPACITY_EXCEEDED`; `accs` overlapping `x` or
+/// `offsets` is `ADN_OVERLAP`. `accs` may be NULL only when `nseg` is 0, `x` only when the
+/// last offset is 0. No accumulator changes on error.
+///
+/// # Safety
+/// `accs` points to `nseg` accumulators, `offsets` to `nseg + 1` readable values, `x` to
+/// `offsets[nseg]` readable doubles.
+#[no_mangle]
+pub unsafe extern "C" fn adn_acc_f64_add_segments(
+    accs: *mut crate::adn_acc_f64,
+    x: *const f64,
+    offsets: *const usize,
+    nseg: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps this function's contract, which is the impl's.
+    unsafe { add_segments_impl(accs, x, offsets, nseg) }
+}
+
+/// Adds each segment's floats to its own accumulator. As `adn_acc_f64_add_segments`.
+///
+/// # Safety
+/// As `adn_acc_f64_add_segments`, with floats.
+#[no_mangle]
+pub unsafe extern "C" fn adn_acc_f32_add_segments(
+    accs: *mut crate::adn_acc_f32,
+    x: *const f32,
+    offsets: *const usize,
+    nseg: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps this function's contract, which is the impl's.
+    unsafe { add_segments_impl(accs, x, offsets, nseg) }
+}
+
+/// Adds each double to its key's accumulator: `accs[keys[i]]` gains `x[i]`, at its own
+/// fold. Shards of (key, value) pairs in any split and order, added call after call or on
+/// MPI ranks whose `nkeys` accumulators are then merged, leave each key's accumulator with
+/// the state of all its values: `adn_acc_f64_value` has the bits of `adn_sum_by_key_f64` of
+/// all the pairs.
+///
+/// A key that is negative or not below `nkeys` is `ADN_KEY_OUT_OF_RANGE`; every `accs[k]`
+/// set up (else `ADN_NOT_INITIALIZED`); a key whose values would take its accumulator past
+/// the capacity is `ADN_CAPACITY_EXCEEDED`; `accs` overlapping `x` or `keys` is
+/// `ADN_OVERLAP`; memory for the gathering as for `adn_sum_by_key_f64`. No accumulator
+/// changes on error.
+///
+/// # Safety
+/// `accs` points to `nkeys` accumulators, `x` to `n` readable doubles, `keys` to `n`
+/// readable keys.
+#[no_mangle]
+pub unsafe extern "C" fn adn_acc_f64_add_by_key(
+    accs: *mut crate::adn_acc_f64,
+    nkeys: usize,
+    x: *const f64,
+    keys: *const i64,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps this function's contract, which is the impl's.
+    unsafe { add_by_key_impl(accs, nkeys, x, keys, n) }
+}
+
+/// Adds each float to its key's accumulator. As `adn_acc_f64_add_by_key`.
+///
+/// # Safety
+/// As `adn_acc_f64_add_by_key`, with floats.
+#[no_mangle]
+pub unsafe extern "C" fn adn_acc_f32_add_by_key(
+    accs: *mut crate::adn_acc_f32,
+    nkeys: usize,
+    x: *const f32,
+    keys: *const i64,
+    n: usize,
+) -> adn_status {
+    // SAFETY: the caller keeps this function's contract, which is the impl's.
+    unsafe { add_by_key_impl(accs, nkeys, x, keys, n) }
+}

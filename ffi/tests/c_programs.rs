@@ -293,7 +293,7 @@ fn cpp_batch_tests() {
     let (out, stdout) = run(&exe, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "test_batch_cpp failed:\n{stdout}\n{stderr}");
-    assert_eq!(stdout.trim_end(), "60 passed, 0 failed", "{stdout}");
+    assert_eq!(stdout.trim_end(), "90 passed, 0 failed", "{stdout}");
 }
 
 /// Runs `test_threads` (built with OpenMP) with an environment and CPU affinity, expecting

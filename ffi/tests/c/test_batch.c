@@ -304,8 +304,108 @@ static void bad_inputs(void) {
     CHECK(ADN_KEY_OUT_OF_RANGE == ADN_MPI_ERROR + 1, "ADN_KEY_OUT_OF_RANGE follows ADN_MPI_ERROR");
 }
 
+/* The accumulator forms: shards added call after call give each group's whole state (the
+ * same bytes as one add of everything) and the sums' bits; bad input changes nothing. */
+#define NK 64
+static adn_acc_f64 accs[NSEG + 1], accs2[NSEG + 1];
+static adn_acc_f32 accsf[NK], accsf2[NK];
+
+static void accumulators(void) {
+    size_t nseg = 0;
+    offsets[0] = 0;
+    while (offsets[nseg] < N && nseg < NSEG) {
+        size_t len = nseg == 3 ? 50000 : (rnd(4) == 0 ? 0 : rnd(300));
+        size_t next = offsets[nseg] + len;
+        offsets[++nseg] = next < N ? next : N;
+    }
+    offsets[nseg] = N;
+    for (size_t i = 0; i < N; i++) {
+        x[i] = value(i);
+        xf[i] = (float)x[i];
+        keys[i] = (int64_t)(rnd(NK) * rnd(NK) / NK);
+    }
+    for (size_t s = 0; s < nseg; s++) {
+        CHECK_STATUS(adn_acc_f64_init(&accs[s], 5), ADN_OK);
+        accs2[s] = accs[s];
+    }
+    CHECK_STATUS(adn_acc_f64_add_segments(accs, x, offsets, nseg), ADN_OK);
+    /* Three shards, cut inside segments, with offsets relative to each shard. */
+    size_t cuts[4] = {0, 777, 123457, N};
+    static size_t local[NSEG + 2];
+    for (int c = 0; c < 3; c++) {
+        for (size_t s = 0; s <= nseg; s++) {
+            size_t o = offsets[s] < cuts[c] ? cuts[c] : offsets[s] > cuts[c + 1] ? cuts[c + 1] : offsets[s];
+            local[s] = o - cuts[c];
+        }
+        CHECK_STATUS(adn_acc_f64_add_segments(accs2, x + cuts[c], local, nseg), ADN_OK);
+    }
+    CHECK_STATUS(adn_segmented_sum_f64(x, offsets, nseg, 5, want), ADN_OK);
+    int ok = 1;
+    for (size_t s = 0; s < nseg; s++) {
+        double v1, v2;
+        ok &= adn_acc_f64_value(&accs[s], &v1) == ADN_OK && adn_acc_f64_value(&accs2[s], &v2) == ADN_OK;
+        ok &= b64(v1) == b64(want[s]) && b64(v2) == b64(want[s]);
+        ok &= memcmp(&accs[s], &accs2[s], sizeof accs[s]) == 0;
+    }
+    CHECK(ok, "add_segments: shards give the whole segments' states and sums");
+
+    /* Keys, f32, fold 7: the pairs in two shards, the second one reversed. */
+    for (size_t k = 0; k < NK; k++) {
+        CHECK_STATUS(adn_acc_f32_init(&accsf[k], 7), ADN_OK);
+        accsf2[k] = accsf[k];
+    }
+    CHECK_STATUS(adn_acc_f32_add_by_key(accsf, NK, xf, keys, N), ADN_OK);
+    static float rxf[N];
+    static int64_t rkeys[N];
+    size_t half = N / 3;
+    for (size_t i = half; i < N; i++) {
+        rxf[i - half] = xf[N - 1 - (i - half)];
+        rkeys[i - half] = keys[N - 1 - (i - half)];
+    }
+    CHECK_STATUS(adn_acc_f32_add_by_key(accsf2, NK, xf, keys, half), ADN_OK);
+    CHECK_STATUS(adn_acc_f32_add_by_key(accsf2, NK, rxf, rkeys, N - half), ADN_OK);
+    CHECK_STATUS(adn_sum_by_key_f32(xf, keys, N, NK, 7, wantf), ADN_OK);
+    ok = 1;
+    for (size_t k = 0; k < NK; k++) {
+        float v1, v2;
+        ok &= adn_acc_f32_value(&accsf[k], &v1) == ADN_OK && adn_acc_f32_value(&accsf2[k], &v2) == ADN_OK;
+        ok &= b32(v1) == b32(wantf[k]) && b32(v2) == b32(wantf[k]);
+        ok &= memcmp(&accsf[k], &accsf2[k], sizeof accsf[k]) == 0;
+    }
+    CHECK(ok, "add_by_key: shards in any order give the whole keys' states and sums");
+
+    /* Bad input: nothing changes. */
+    memcpy(accs2, accs, sizeof accs);
+    size_t good[3] = {0, 2, 8}, decreasing[4] = {0, 5, 4, 8};
+    int64_t k8[8] = {0, 1, 2, 1, 0, 1, 2, 3};
+    double v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    CHECK_STATUS(adn_acc_f64_add_segments(NULL, v, good, 2), ADN_NULL_POINTER);
+    CHECK_STATUS(adn_acc_f64_add_segments(accs, NULL, good, 2), ADN_NULL_POINTER);
+    CHECK_STATUS(adn_acc_f64_add_segments(accs, v, NULL, 2), ADN_NULL_POINTER);
+    CHECK_STATUS(adn_acc_f64_add_segments(accs, v, decreasing, 3), ADN_INVALID_OFFSETS);
+    CHECK_STATUS(adn_acc_f64_add_segments((adn_acc_f64 *)(void *)((char *)accs + 4), v, good, 2), ADN_MISALIGNED);
+    CHECK_STATUS(adn_acc_f64_add_segments(accs, (double *)(void *)&accs[1], good, 2), ADN_OVERLAP);
+    CHECK_STATUS(adn_acc_f64_add_by_key(accs, 3, v, k8, 8), ADN_KEY_OUT_OF_RANGE);
+    CHECK_STATUS(adn_acc_f64_add_by_key(accs, 4, NULL, k8, 8), ADN_NULL_POINTER);
+    CHECK_STATUS(adn_acc_f64_add_by_key(accs, 4, v, NULL, 8), ADN_NULL_POINTER);
+    CHECK_STATUS(adn_acc_f64_add_by_key(NULL, 4, v, k8, 8), ADN_NULL_POINTER);
+    CHECK_STATUS(adn_acc_f64_add_by_key(accs, 4, (double *)(void *)&accs[2], k8, 8), ADN_OVERLAP);
+    /* One accumulator not set up, among set-up ones (the last): found before any add. */
+    adn_acc_f64 raw[4];
+    memcpy(raw, accs, 3 * sizeof raw[0]);
+    memset(&raw[3], 0, sizeof raw[3]);
+    adn_acc_f64 before[4];
+    memcpy(before, raw, sizeof raw);
+    CHECK_STATUS(adn_acc_f64_add_by_key(raw, 4, v, k8, 8), ADN_NOT_INITIALIZED);
+    CHECK(memcmp(raw, before, sizeof raw) == 0, "add_by_key: nothing added before the bad accumulator is found");
+    CHECK(memcmp(accs2, accs, sizeof accs) == 0, "grouped adds: accumulators unchanged on error");
+    CHECK_STATUS(adn_acc_f64_add_segments(NULL, NULL, (size_t[1]){0}, 0), ADN_OK);
+    CHECK_STATUS(adn_acc_f64_add_by_key(NULL, 0, NULL, NULL, 0), ADN_OK);
+}
+
 int main(void) {
     bad_inputs();
+    accumulators();
     const unsigned threads[] = {1, 2, 3, 8};
     const unsigned folds[] = {2, 3, 8, ADN_MAX_FOLD_F32, ADN_MAX_FOLD_F64};
     for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {

@@ -89,6 +89,30 @@ static void run() {
     ok = true;
     for (T v : poison) ok = ok && same(v, T(7));
     check(ok, "errors write nothing");
+
+    // The accumulator forms: two shards (cut inside segment 3) give the segmented sums.
+    std::vector<adn::accumulator<T>> accs(nseg, adn::accumulator<T>(K));
+    const std::vector<std::size_t> first = {0, 0, 1, 400, 400, 700}, second = {0, 0, 0, 0, 0, 300};
+    adn::add_segments(accs.data(), x.data(), first.data(), nseg);
+    adn::add_segments(accs.data(), x.data() + 700, second.data(), nseg);
+    ok = true;
+    for (std::size_t s = 0; s < nseg; s++) ok = ok && same(accs[s].value(), out[s]);
+    check(ok, "add_segments in two shards");
+    keys[999] = 0;
+    std::vector<adn::accumulator<T>> kaccs(nseg, adn::accumulator<T>(K));
+    adn::add_by_key(kaccs.data(), nseg, rx.data(), rk.data(), 500);
+    adn::add_by_key(kaccs.data(), nseg, rx.data() + 500, rk.data() + 500, 500);
+    ok = true;
+    for (std::size_t s = 0; s < nseg; s++) ok = ok && same(kaccs[s].value(), by_key[s]);
+    check(ok, "add_by_key in two shards");
+    rk[0] = -1;
+    throws<T>([&] { adn::add_by_key(kaccs.data(), nseg, rx.data(), rk.data(), rx.size()); }, ADN_KEY_OUT_OF_RANGE,
+              "add_by_key: a negative key");
+    throws<T>([&] { adn::add_segments(accs.data(), x.data(), decreasing.data(), 3); }, ADN_INVALID_OFFSETS,
+              "add_segments: decreasing offsets");
+    ok = true;
+    for (std::size_t s = 0; s < nseg; s++) ok = ok && same(kaccs[s].value(), by_key[s]) && same(accs[s].value(), out[s]);
+    check(ok, "grouped adds: errors change nothing");
 }
 
 int main() {

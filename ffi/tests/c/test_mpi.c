@@ -417,6 +417,68 @@ static void check_subcomm(const double *x, size_t n) {
     free(want);
 }
 
+/* Keyed and segmented sums across ranks: each rank adds its round-robin share of the
+ * (key, value) pairs, and its block of a segmented array (offsets relative to the block),
+ * into arrays of accumulators; one MPI_Allreduce of each array gives every group the state
+ * of all its values: the one-process adn_sum_by_key / adn_segmented_sum bits. */
+#define GROUPS 97
+static void check_groups(const double *x, const float *y, size_t n) {
+    static adn_acc_f64 mine[GROUPS], all[GROUPS];
+    static adn_acc_f32 minef[GROUPS], allf[GROUPS];
+    double want[GROUPS], got;
+    float wantf[GROUPS], gotf;
+    int64_t *keys = malloc(n * sizeof *keys);
+    double *sx = malloc(n * sizeof *sx);
+    float *sy = malloc(n * sizeof *sy);
+    int64_t *sk = malloc(n * sizeof *sk);
+    for (size_t i = 0; i < n; i++) keys[i] = (int64_t)((i * i + 7 * i) % GROUPS);
+    size_t m = 0;
+    for (size_t i = (size_t)rank; i < n; i += (size_t)nranks, m++) {
+        sx[m] = x[i];
+        sy[m] = y[i];
+        sk[m] = keys[i];
+    }
+    for (int g = 0; g < GROUPS; g++) {
+        adn_acc_f64_init(&mine[g], 5);
+        adn_acc_f32_init(&minef[g], 3);
+    }
+    expect(adn_acc_f64_add_by_key(mine, GROUPS, sx, sk, m) == ADN_OK, "add_by_key f64", 0);
+    expect(adn_acc_f32_add_by_key(minef, GROUPS, sy, sk, m) == ADN_OK, "add_by_key f32", 0);
+    MPI_Allreduce(mine, all, GROUPS, adn_mpi_type_acc_f64(), adn_mpi_op_acc_f64(), MPI_COMM_WORLD);
+    MPI_Allreduce(minef, allf, GROUPS, adn_mpi_type_acc_f32(), adn_mpi_op_acc_f32(), MPI_COMM_WORLD);
+    adn_sum_by_key_f64(x, keys, n, GROUPS, 5, want);
+    adn_sum_by_key_f32(y, keys, n, GROUPS, 3, wantf);
+    int ok = 1;
+    for (int g = 0; g < GROUPS; g++) {
+        ok &= adn_acc_f64_value(&all[g], &got) == ADN_OK && f64_to_bits(got) == f64_to_bits(want[g]);
+        ok &= adn_acc_f32_value(&allf[g], &gotf) == ADN_OK && f32_to_bits(gotf) == f32_to_bits(wantf[g]);
+    }
+    expect(ok, "keyed sums across ranks", 0);
+    /* Segments of growing length (some empty), the ranks' blocks cutting through them. */
+    size_t offsets[GROUPS + 1], local[GROUPS + 1];
+    offsets[0] = 0;
+    for (int g = 0; g < GROUPS; g++) {
+        size_t next = offsets[g] + (g % 5 == 0 ? 0 : (size_t)g * (size_t)g * 3);
+        offsets[g + 1] = next < n ? next : n;
+    }
+    offsets[GROUPS] = n;
+    size_t lo, hi;
+    block(SKEWED, n, rank, nranks, &lo, &hi);
+    for (int g = 0; g <= GROUPS; g++) local[g] = (offsets[g] < lo ? lo : offsets[g] > hi ? hi : offsets[g]) - lo;
+    for (int g = 0; g < GROUPS; g++) adn_acc_f64_init(&mine[g], 3);
+    expect(adn_acc_f64_add_segments(mine, x + lo, local, GROUPS) == ADN_OK, "add_segments f64", 0);
+    MPI_Allreduce(mine, all, GROUPS, adn_mpi_type_acc_f64(), adn_mpi_op_acc_f64(), MPI_COMM_WORLD);
+    adn_segmented_sum_f64(x, offsets, GROUPS, 3, want);
+    ok = 1;
+    for (int g = 0; g < GROUPS; g++)
+        ok &= adn_acc_f64_value(&all[g], &got) == ADN_OK && f64_to_bits(got) == f64_to_bits(want[g]);
+    expect(ok, "segmented sums across ranks", 0);
+    free(keys);
+    free(sx);
+    free(sy);
+    free(sk);
+}
+
 int main(int argc, char **argv) {
     double out = 5.0;
     expect(adn_mpi_setup() == ADN_MPI_ERROR, "setup before MPI_Init", 0);
@@ -445,6 +507,7 @@ int main(int argc, char **argv) {
     check_mpi_errors(x);
     check_handles(x, y, N_WIDE);
     check_subcomm(x, N_WIDE);
+    check_groups(x, y, N_WIDE);
 
     long counts[2] = {passed, failed}, total[2];
     MPI_Reduce(counts, total, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -28,6 +28,7 @@ program test_reprosum
   real(real32), allocatable :: xf(:), yf(:)
   type(adn_acc_f64), target :: accs(2)
   type(adn_acc_f64) :: a, b, fresh
+  type(adn_acc_f64) :: kaccs(3)
   type(adn_acc_f32) :: af, bf
   real(real64) :: s, s2, s3
   real(real32) :: t, t2
@@ -291,6 +292,32 @@ program test_reprosum
   st = adn_sum_by_key_f64(x, keys, int(n, c_size_t), 3_c_size_t, 3_c_int, seg)
   call expect(st == ADN_KEY_OUT_OF_RANGE .and. all(f64_bits(seg) == f64_bits(7.0_real64)), &
               'a key out of range: nothing written')
+  ! The accumulator forms: the pairs in two shards, then one key out of range (nothing added).
+  do i = 1, 3
+    call ok(adn_acc_f64_init(kaccs(i), 3_c_int), 'init key accumulator')
+  end do
+  keys(1) = 0_c_int64_t
+  call ok(adn_acc_f64_add_by_key(kaccs, 3_c_size_t, x(1:150), keys(1:150), 150_c_size_t), 'add_by_key shard 1')
+  call ok(adn_acc_f64_add_by_key(kaccs, 3_c_size_t, x(151:), keys(151:), int(n - 150, c_size_t)), &
+          'add_by_key shard 2')
+  do i = 1, 3
+    call ok(adn_acc_f64_value(kaccs(i), seg(i)), 'key accumulator value')
+  end do
+  call expect(all(f64_bits(seg) == f64_bits(segw)), 'add_by_key shards: the keyed sum bits')
+  keys(1) = -1_c_int64_t
+  st = adn_acc_f64_add_by_key(kaccs, 3_c_size_t, x, keys, int(n, c_size_t))
+  call ok(adn_acc_f64_value(kaccs(3), seg(3)), 'key accumulator value after the error')
+  call expect(st == ADN_KEY_OUT_OF_RANGE .and. f64_bits(seg(3)) == f64_bits(segw(3)), &
+              'add_by_key, a negative key: nothing added')
+  keys(1) = 0_c_int64_t
+  do i = 1, 3
+    call ok(adn_acc_f64_init(kaccs(i), 3_c_int), 'init segment accumulator')
+  end do
+  call ok(adn_acc_f64_add_segments(kaccs, x, offs, 3_c_size_t), 'add_segments')
+  do i = 1, 3
+    call ok(adn_acc_f64_value(kaccs(i), seg(i)), 'segment accumulator value')
+  end do
+  call expect(all(f64_bits(seg) == f64_bits(segw)), 'add_segments: the segmented sum bits')
   call ok(adn_sum_rows_f64(x, 2_c_size_t, 100_c_size_t, 100_c_size_t, 3_c_int, seg), 'row sums')
   call expect(f64_bits(seg(1)) == f64_bits(segw(1)), 'row sum bits')
   seg = 7.0_real64
