@@ -215,6 +215,8 @@ def _index(a, what, signed):
     """An index array as int64 (keys) or uint64 (offsets): integers only, no negatives for
     offsets; converted (a copy) when stored in another integer type."""
     a = _np.asarray(a)
+    if a.size == 0 and a.dtype.kind == "f":
+        a = a.astype(_np.int64)  # an empty list
     if a.dtype.kind not in "iu":
         raise TypeError(f"{what}: expected integers, got {a.dtype}")
     if a.ndim != 1:

@@ -316,6 +316,23 @@ fn cumsum(py: Python<'_>, x: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, fold: i6
     })
 }
 
+/// The facade's checks of CSR offsets for `n` values of type `T` (a first entry 0, no
+/// decrease, a last entry `n`, no segment past the capacity), made before a strided input is
+/// gathered, so that bad offsets cost no copy.
+fn check_offsets<T: Float>(offsets: &[usize], n: usize) -> Result<(), Error> {
+    if offsets.first() != Some(&0) || offsets.last() != Some(&n) {
+        return Err(Error::InvalidOffsets);
+    }
+    let mut widest = 0usize;
+    for w in offsets.windows(2) {
+        widest = widest.max(w[1].checked_sub(w[0]).ok_or(Error::InvalidOffsets)?);
+    }
+    if widest as u64 > T::CAPACITY {
+        return Err(Error::CapacityExceeded);
+    }
+    Ok(())
+}
+
 /// A host index array (offsets: u64; keys: i64), read in place when contiguous.
 fn read_index<'py>(
     obj: &Bound<'py, PyAny>,
@@ -421,8 +438,9 @@ fn segmented_sum(
         py.detach(move || {
             // SAFETY: host arrays of `vx`, `offsets` and `vo`, alive for the call; `ro` is
             // writable and overlaps neither input (checked).
-            let xs = unsafe { host_input::<T>(rx) }?;
             let offs = unsafe { host_input::<usize>(ro_off) }?;
+            check_offsets::<T>(offs.as_slice(), rx.len)?;
+            let xs = unsafe { host_input::<T>(rx) }?;
             unsafe {
                 with_out::<T>(ro, |o| {
                     reprosum::segmented_sum_with(xs.as_slice(), offs.as_slice(), o, &reprosum::Options::with_fold(fold))
@@ -467,6 +485,7 @@ fn segmented_cumsum(
             // SAFETY: host arrays of `offsets`, `vx` and `vo`, alive for the call; `ro` is
             // writable and overlaps `offsets` nowhere, and `x` only when it is `x` (checked).
             let offs = unsafe { host_input::<usize>(ro_off) }?;
+            check_offsets::<T>(offs.as_slice(), rx.len)?;
             if same {
                 return unsafe {
                     with_out::<T>(ro, |o| reprosum::segmented_cumsum_in_place_with(o, offs.as_slice(), &opts))
@@ -505,8 +524,13 @@ fn sum_by_key(
         py.detach(move || {
             // SAFETY: host arrays of `vx`, `keys` and `vo`, alive for the call; `ro` is
             // writable and overlaps neither input (checked).
-            let xs = unsafe { host_input::<T>(rx) }?;
             let ks = unsafe { host_input::<i64>(rk) }?;
+            // Keys first (a pass over them), so that a bad key costs no copy of `x`.
+            let nk = ro.len as u64;
+            if ks.as_slice().iter().any(|&k| k < 0 || k as u64 >= nk) {
+                return Err(Error::KeyOutOfRange);
+            }
+            let xs = unsafe { host_input::<T>(rx) }?;
             unsafe {
                 with_out::<T>(ro, |o| {
                     reprosum::sum_by_key_with(xs.as_slice(), ks.as_slice(), o, &reprosum::Options::with_fold(fold))
@@ -594,7 +618,10 @@ fn sum_rows(py: Python<'_>, x: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, fold: 
                 let xs = unsafe { host_input::<T>(whole) }?;
                 return unsafe { with_out::<T>(ro, |o| reprosum::sum_rows_with(xs.as_slice(), rows, cols, row_stride.max(cols), o, &opts)) };
             }
-            let n = rows.checked_mul(cols).ok_or(Error::CapacityExceeded)?;
+            if cols as u64 > T::CAPACITY {
+                return Err(Error::CapacityExceeded);
+            }
+            let n = rows.checked_mul(cols).ok_or(Error::OutOfMemory)?;
             let mut compact: Vec<T> = Vec::new();
             compact.try_reserve_exact(n).map_err(|_| Error::OutOfMemory)?;
             for r in 0..rows {
