@@ -8,6 +8,8 @@ use pyo3::types::{PyBytes, PyFloat, PyTuple};
 use reprosum::{DynAccumulator, Error};
 use std::ffi::c_void;
 
+// Both variants are plain inline state, copied whole; boxing would allocate per accumulator.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy)]
 enum Acc {
     F64(DynAccumulator<f64>),

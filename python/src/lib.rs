@@ -156,6 +156,11 @@ unsafe fn with_out<T: Float>(r: Raw, f: impl FnOnce(&mut [T]) -> Result<(), Erro
     Ok(())
 }
 
+/// A result as the Python float it is returned as (exact for both types).
+fn widen<T: Into<f64>>(x: T) -> f64 {
+    x.into()
+}
+
 /// A device array's pointer, after checking it is contiguous.
 fn device_ptr(v: &View<'_>, what: &str) -> PyResult<usize> {
     let n = v.len();
@@ -165,7 +170,7 @@ fn device_ptr(v: &View<'_>, what: &str) -> PyResult<usize> {
             v.place_name()
         )));
     }
-    if v.ptr % v.elem.size() != 0 {
+    if !v.ptr.is_multiple_of(v.elem.size()) {
         return Err(PyValueError::new_err(format!(
             "{what}: a misaligned device array"
         )));
@@ -219,7 +224,7 @@ fn sum(py: Python<'_>, x: &Bound<'_, PyAny>, fold: i64, device: Option<&str>) ->
                 // kept alive by `v` (the producer's object or tensor) for the call; `stream`
                 // is 0 or the producer's stream of that device.
                 unsafe { reprosum::sum_ptr::<T>(backend, ptr as *const T, n, fold, stream as *mut c_void) }
-                    .map(f64::from)
+                    .map(widen)
             })
             .map_err(dev_err)
         });
@@ -230,7 +235,7 @@ fn sum(py: Python<'_>, x: &Bound<'_, PyAny>, fold: i64, device: Option<&str>) ->
         py.detach(move || {
             // SAFETY: `r` is the host array of `v`, alive for the call.
             let xs = unsafe { host_input::<T>(r) }.map_err(reprosum::DeviceError::from)?;
-            reprosum::sum_on(target, xs.as_slice(), fold).map(f64::from)
+            reprosum::sum_on(target, xs.as_slice(), fold).map(widen)
         })
         .map_err(dev_err)
     })
@@ -569,7 +574,7 @@ fn sum_rows(py: Python<'_>, x: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, fold: 
     // are gathered into a compact copy.
     let in_place = (cols <= 1 || s1 == size)
         && (rows <= 1 || (s0 >= 0 && s0 % size == 0 && (s0 / size) as usize >= cols))
-        && vx.ptr % vx.elem.size() == 0;
+        && vx.ptr.is_multiple_of(vx.elem.size());
     let row_stride = if rows <= 1 {
         cols
     } else {

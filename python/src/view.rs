@@ -78,7 +78,8 @@ pub(crate) struct Raw {
 impl Raw {
     /// Contiguous and aligned: readable as a slice in place.
     pub(crate) fn is_slice(&self) -> bool {
-        (self.len <= 1 || self.stride == self.elem.size() as isize) && self.ptr % self.elem.size() == 0
+        (self.len <= 1 || self.stride == self.elem.size() as isize)
+            && self.ptr.is_multiple_of(self.elem.size())
     }
 
     /// The half-open byte range the elements cover.

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-settings.register_profile("ci", max_examples=60, deadline=None)
+settings.register_profile("ci", max_examples=60, deadline=None, database=None)
 settings.load_profile("ci")
 
 floats64 = st.floats(allow_nan=True, allow_infinity=True, width=64)
