@@ -9,8 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
-# The crate is its own workspace; its builds go to a folder of the repository's target dir.
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/python"
+# The crate is its own workspace, with the same versions of the shared crates in its lock as
+# the root Cargo.lock: built in the repository's target dir, it reuses what earlier stages built.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 
 py_start=$(date +%s)
 step() {
