@@ -594,20 +594,21 @@ fn sum_rows(py: Python<'_>, x: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, fold: 
     // The input's byte range, for the overlap check (either layout).
     let extent_of = |r: &Raw| r.extent();
     let (lo, hi) = {
-        let mut lo = vx.ptr as isize;
-        let mut hi = vx.ptr as isize;
+        // As i128: no extent or stride can overflow the arithmetic.
+        let (mut lo, mut hi) = (vx.ptr as i128, vx.ptr as i128);
         if rows > 0 && cols > 0 {
             for (d, s) in [(rows, s0), (cols, s1)] {
-                let off = (d as isize - 1).saturating_mul(s);
+                let off = (d as i128 - 1) * s as i128;
                 if off < 0 {
                     lo += off;
                 } else {
                     hi += off;
                 }
             }
-            hi += size;
+            hi += size as i128;
         }
-        (lo as usize, hi as usize)
+        let clamp = |a: i128| a.clamp(0, usize::MAX as i128) as usize;
+        (clamp(lo), clamp(hi))
     };
     let (olo, ohi) = extent_of(&ro);
     if olo < ohi && lo < hi && olo < hi && lo < ohi {

@@ -87,9 +87,11 @@ impl Raw {
         if self.len == 0 {
             return (self.ptr, self.ptr);
         }
-        let span = (self.len as isize - 1).saturating_mul(self.stride);
-        let lo = self.ptr as isize + span.min(0);
-        let hi = self.ptr as isize + span.max(0) + self.elem.size() as isize;
+        // Addresses as i128: no stride or length can overflow the arithmetic.
+        let p = self.ptr as i128;
+        let span = (self.len as i128 - 1) * self.stride as i128;
+        let lo = (p + span.min(0)).clamp(0, usize::MAX as i128);
+        let hi = (p + span.max(0) + self.elem.size() as i128).clamp(0, usize::MAX as i128);
         (lo as usize, hi as usize)
     }
 
