@@ -1,6 +1,9 @@
-//! Consuming a DLPack capsule (the unversioned `DLManagedTensor` named "dltensor"), as the
-//! DLPack / Python array API protocol describes: the consumer renames the capsule
-//! "used_dltensor" and calls the tensor's deleter when it is done with the memory.
+//! Consuming a DLPack capsule, as the DLPack / Python array API protocol describes: a
+//! versioned `DLManagedTensorVersioned` named "dltensor_versioned" (DLPack 1.x, asked for with
+//! `max_version=(1, 0)`; it carries a read-only flag) or the unversioned `DLManagedTensor`
+//! named "dltensor" (from producers that predate 1.0). The consumer renames the capsule
+//! "used_dltensor_versioned" / "used_dltensor" and calls the tensor's deleter when it is done
+//! with the memory.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
@@ -44,6 +47,27 @@ pub(crate) struct DlManagedTensor {
     pub deleter: Option<unsafe extern "C" fn(*mut DlManagedTensor)>,
 }
 
+/// `DLPackVersion`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct DlPackVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+/// `DLManagedTensorVersioned` (DLPack 1.0).
+#[repr(C)]
+pub(crate) struct DlManagedTensorVersioned {
+    pub version: DlPackVersion,
+    pub manager_ctx: *mut c_void,
+    pub deleter: Option<unsafe extern "C" fn(*mut DlManagedTensorVersioned)>,
+    pub flags: u64,
+    pub dl_tensor: DlTensor,
+}
+
+/// `DLPACK_FLAG_BITMASK_READ_ONLY`.
+const FLAG_READ_ONLY: u64 = 1;
+
 pub(crate) const KDL_CPU: i32 = 1;
 pub(crate) const KDL_CUDA: i32 = 2;
 pub(crate) const KDL_CUDA_HOST: i32 = 3;
@@ -53,43 +77,83 @@ pub(crate) const KDL_CUDA_MANAGED: i32 = 13;
 
 const NAME: &CStr = c"dltensor";
 const USED: &CStr = c"used_dltensor";
+const NAME_V: &CStr = c"dltensor_versioned";
+const USED_V: &CStr = c"used_dltensor_versioned";
 
 /// A consumed tensor: its deleter runs when this is dropped.
-pub(crate) struct Managed {
-    tensor: *mut DlManagedTensor,
+pub(crate) enum Managed {
+    Legacy(*mut DlManagedTensor),
+    Versioned(*mut DlManagedTensorVersioned),
+}
+
+/// The pointer of a capsule named `name`, renamed `used` (None: not such a capsule).
+fn take_named(capsule: &Bound<'_, PyAny>, name: &CStr, used: &'static CStr) -> PyResult<Option<*mut c_void>> {
+    let raw = capsule.as_ptr();
+    // SAFETY: `raw` is a live object (borrowed from `capsule`); PyCapsule_IsValid accepts any
+    // object and only reads it.
+    if unsafe { ffi::PyCapsule_IsValid(raw, name.as_ptr()) } != 1 {
+        return Ok(None);
+    }
+    // SAFETY: the capsule is valid with this name (checked above).
+    let ptr = unsafe { ffi::PyCapsule_GetPointer(raw, name.as_ptr()) };
+    if ptr.is_null() {
+        return Err(PyErr::take(capsule.py())
+            .unwrap_or_else(|| PyTypeError::new_err("a DLPack capsule holding NULL")));
+    }
+    // SAFETY: a valid capsule; renaming is how the protocol marks it consumed, so that its
+    // destructor does not free the tensor we now own. The name is a static string.
+    if unsafe { ffi::PyCapsule_SetName(raw, used.as_ptr()) } != 0 {
+        return Err(PyErr::take(capsule.py())
+            .unwrap_or_else(|| PyTypeError::new_err("could not mark the capsule used")));
+    }
+    Ok(Some(ptr))
 }
 
 impl Managed {
-    /// Takes the tensor out of a "dltensor" capsule and marks the capsule used.
+    /// Takes the tensor out of a "dltensor_versioned" or "dltensor" capsule and marks the
+    /// capsule used.
     pub(crate) fn take(capsule: &Bound<'_, PyAny>) -> PyResult<Managed> {
-        let raw = capsule.as_ptr();
-        // SAFETY: `raw` is a live object (borrowed from `capsule`); PyCapsule_IsValid accepts
-        // any object and only reads it.
-        if unsafe { ffi::PyCapsule_IsValid(raw, NAME.as_ptr()) } != 1 {
-            return Err(PyTypeError::new_err(
-                "__dlpack__ did not return an unused \"dltensor\" capsule",
-            ));
+        if let Some(p) = take_named(capsule, NAME_V, USED_V)? {
+            let m = Managed::Versioned(p.cast());
+            // SAFETY: a DLManagedTensorVersioned the producer keeps alive until its deleter.
+            let major = unsafe { (*p.cast::<DlManagedTensorVersioned>()).version.major };
+            if major != 1 {
+                // Dropping `m` calls the deleter: the tensor is ours now.
+                drop(m);
+                return Err(PyTypeError::new_err(format!(
+                    "a DLPack {major}.x tensor (this consumer reads 1.x)"
+                )));
+            }
+            return Ok(m);
         }
-        // SAFETY: the capsule is valid with this name (checked above).
-        let ptr = unsafe { ffi::PyCapsule_GetPointer(raw, NAME.as_ptr()) }.cast::<DlManagedTensor>();
-        if ptr.is_null() {
-            return Err(PyErr::take(capsule.py())
-                .unwrap_or_else(|| PyTypeError::new_err("a \"dltensor\" capsule holding NULL")));
+        if let Some(p) = take_named(capsule, NAME, USED)? {
+            return Ok(Managed::Legacy(p.cast()));
         }
-        // SAFETY: a valid capsule; renaming is how the protocol marks it consumed, so that its
-        // destructor does not free the tensor we now own. The name is a static string.
-        if unsafe { ffi::PyCapsule_SetName(raw, USED.as_ptr()) } != 0 {
-            return Err(PyErr::take(capsule.py())
-                .unwrap_or_else(|| PyTypeError::new_err("could not mark the capsule used")));
-        }
-        Ok(Managed { tensor: ptr })
+        Err(PyTypeError::new_err(
+            "__dlpack__ did not return an unused \"dltensor_versioned\" or \"dltensor\" capsule",
+        ))
     }
 
     /// The tensor's description.
     pub(crate) fn tensor(&self) -> &DlTensor {
-        // SAFETY: the producer keeps the DLManagedTensor alive until its deleter is called,
+        // SAFETY: the producer keeps the managed tensor alive until its deleter is called,
         // which happens only in `drop`.
-        unsafe { &(*self.tensor).dl_tensor }
+        unsafe {
+            match self {
+                Managed::Legacy(t) => &(**t).dl_tensor,
+                Managed::Versioned(t) => &(**t).dl_tensor,
+            }
+        }
+    }
+
+    /// Whether the producer marked the memory read-only (versioned tensors only; the
+    /// unversioned protocol has no such flag, and its tensors are writable).
+    pub(crate) fn read_only(&self) -> bool {
+        match self {
+            Managed::Legacy(_) => false,
+            // SAFETY: as in `tensor`.
+            Managed::Versioned(t) => (unsafe { (**t).flags } & FLAG_READ_ONLY) != 0,
+        }
     }
 
     /// The shape and the strides (in elements; a NULL strides pointer means compact
@@ -133,10 +197,19 @@ impl Managed {
 impl Drop for Managed {
     fn drop(&mut self) {
         // SAFETY: the tensor was taken from a capsule (so not yet deleted) and is deleted once,
-        // here; the protocol lets the consumer call the deleter (which may be NULL).
+        // here; the protocol has the consumer call the deleter (which may be NULL).
         unsafe {
-            if let Some(d) = (*self.tensor).deleter {
-                d(self.tensor);
+            match *self {
+                Managed::Legacy(t) => {
+                    if let Some(d) = (*t).deleter {
+                        d(t);
+                    }
+                }
+                Managed::Versioned(t) => {
+                    if let Some(d) = (*t).deleter {
+                        d(t);
+                    }
+                }
             }
         }
     }

@@ -226,15 +226,25 @@ fn read_dlpack<'py>(obj: &Bound<'py, PyAny>, need: Need) -> PyResult<View<'py>> 
             )))
         }
     };
-    let capsule = match consumer_stream(dev.0) {
-        Some(s) => {
+    // DLPack 1.x first (max_version, read-only flag); a producer that predates it refuses
+    // the keyword with a TypeError, and is asked again the old way.
+    let kw = PyDict::new(py);
+    kw.set_item("stream", consumer_stream(dev.0))?;
+    kw.set_item("max_version", (1, 0))?;
+    let name = pyo3::intern!(py, "__dlpack__");
+    let capsule = match obj.call_method(name, (), Some(&kw)) {
+        Ok(c) => c,
+        Err(e) if e.is_instance_of::<PyTypeError>(py) => {
             let kw = PyDict::new(py);
-            kw.set_item("stream", s)?;
-            obj.call_method(pyo3::intern!(py, "__dlpack__"), (), Some(&kw))?
+            if let Some(s) = consumer_stream(dev.0) {
+                kw.set_item("stream", s)?;
+            }
+            obj.call_method(name, (), Some(&kw))?
         }
-        None => obj.call_method0(pyo3::intern!(py, "__dlpack__"))?,
+        Err(e) => return Err(e),
     };
     let m = Managed::take(&capsule)?;
+    let writable = !m.read_only();
     let t = m.tensor();
     let (code, bits, lanes) = (t.dtype.code, t.dtype.bits, t.dtype.lanes);
     let elem = match (code, bits, lanes) {
@@ -259,8 +269,7 @@ fn read_dlpack<'py>(obj: &Bound<'py, PyAny>, need: Need) -> PyResult<View<'py>> 
         strides,
         elem,
         place,
-        // The unversioned protocol has no read-only flag: its tensors are writable.
-        writable: true,
+        writable,
         stream: 0,
         _obj: obj.clone(),
         _managed: Some(m),

@@ -112,3 +112,11 @@ class DLPackOnly:
 @pytest.fixture
 def dlpack_only():
     return DLPackOnly
+
+
+class LegacyDLPackOnly(DLPackOnly):
+    """A producer that predates DLPack 1.0: no max_version keyword, unversioned capsules."""
+
+    def __dlpack__(self, stream=None):
+        self.calls.append(stream)
+        return self.a.__dlpack__(stream=stream)

@@ -67,9 +67,10 @@ def test_other_dtypes_name_the_dtype(dtype):
         reprosum.segmented_sum(x, [0, 5])
     with pytest.raises(TypeError, match=name):
         reprosum.Accumulator().add_array(x)
-    # Explicit conversion is allowed.
-    assert reprosum.sum(x, dtype="float64") == float(np.sum(x.astype(np.float64)))
-    assert reprosum.cumsum(x, dtype=np.float32).dtype == np.float32
+    # Explicit conversion is allowed (of real values: numpy warns when it drops imaginary parts).
+    if np.dtype(dtype).kind != "c":
+        assert reprosum.sum(x, dtype="float64") == float(np.sum(x.astype(np.float64)))
+        assert reprosum.cumsum(x, dtype=np.float32).dtype == np.float32
 
 
 def test_dlpack_dtype_is_named(dlpack_only):

@@ -147,3 +147,26 @@ def test_dlpack_capsule_is_consumed_and_released(dlpack_only):
     # A torch-like CPU tensor via np.from_dlpack gives the same bits as the array.
     y = np.from_dlpack(w)
     assert y.ctypes.data == x.ctypes.data
+
+
+def test_both_dlpack_versions_and_the_read_only_flag():
+    from conftest import DLPackOnly, LegacyDLPackOnly
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(5000) * np.exp2(rng.integers(-50, 50, 5000))
+    want = reprosum.cumsum(x)
+    for wrap in (DLPackOnly, LegacyDLPackOnly):
+        assert b(np.float64(reprosum.sum(wrap(x)))) == b(want[-1])
+        out = np.zeros_like(x)
+        reprosum.cumsum(wrap(x), out=wrap(out))
+        assert out.tobytes() == want.tobytes()
+        a = reprosum.Accumulator()
+        a.add_array(wrap(x))
+        assert b(np.float64(a.value())) == b(want[-1])
+    # DLPack 1.x carries the read-only flag: a read-only array is summed, never written.
+    ro = x.copy()
+    ro.flags.writeable = False
+    assert b(np.float64(reprosum.sum(DLPackOnly(ro)))) == b(want[-1])
+    with pytest.raises(ValueError, match="read-only"):
+        reprosum.cumsum(x, out=DLPackOnly(ro))
+    assert ro.tobytes() == x.tobytes()
