@@ -36,9 +36,13 @@ Capacity
 
 Inputs
     1-D float64 or float32 arrays: NumPy arrays (read in place through NumPy's C struct),
-    objects with ``__dlpack__`` (PyTorch, CuPy, JAX, NumPy; CPU tensors read in place, CUDA
-    tensors summed in place on their GPU with the producer's stream ordered before the
-    work), and objects with ``__cuda_array_interface__``. A non-contiguous (strided) or
+    objects with ``__dlpack__`` (PyTorch, CuPy, JAX, NumPy; DLPack 1.x with its read-only
+    flag, or the older unversioned capsule; CPU tensors read in place, CUDA tensors summed
+    in place on their GPU: the consumer's stream is passed to ``__dlpack__(stream=...)`` so
+    the producer's work is ordered before ours), and objects with
+    ``__cuda_array_interface__`` (run on the stream it names). ``cumsum`` of a GPU tensor
+    returns a tensor made by the input's library (``torch.empty_like``,
+    ``cupy.empty_like``); for libraries with immutable arrays (JAX) pass ``out=``. A non-contiguous (strided) or
     misaligned host array is copied once into a contiguous temporary; a non-contiguous
     device array is refused (``ValueError``). Other dtypes raise ``TypeError`` naming the
     dtype: nothing is cast unless ``dtype=`` asks for it. Lists and other sequences are
