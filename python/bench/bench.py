@@ -146,7 +146,8 @@ def table(rows):
     print("|---|---|---|---|---|")
     for n, m, t, ok in rows:
         rate = f"{n / t / 1e9:.2f}" if t == t and t > 0 else "-"
-        print(f"| {n:.0e} | {m} | {fmt_t(t) if t == t else '-'} | {rate} | {ok} |")
+        size = f"{n:.0e}" if n >= 10**5 else str(n)
+        print(f"| {size} | {m} | {fmt_t(t) if t == t else '-'} | {rate} | {ok} |")
 
 
 def main():
