@@ -131,10 +131,15 @@ def gpu(sizes):
         assert bits(r) == bits(want), ("GPU bits differ from the CPU's", n)
         rows.append((n, "reprosum.sum (float64, CUDA)", tr, "= the CPU's bits"))
         tt, rt = best(lambda: torch.sum(x).item(), reps)
+        # Not reproducible, but a sum of standard normals must be close: a garbage answer
+        # (a missed synchronisation) fails here.
+        tol = 1e-12 * n + 1e-12
+        assert abs(rt - want) <= tol, ("torch.sum", n, rt, want)
         rows.append((n, "torch.sum(x).item()", tt, "rel err %.1e vs fsum" % rel(rt, exact) if exact is not None else "rel diff %.1e vs reprosum" % rel(rt, want)))
         if cupy is not None:
             c = cupy.from_dlpack(x)
             tc, rc = best(lambda: float(cupy.sum(c)), reps)
+            assert abs(rc - want) <= tol, ("cupy.sum", n, rc, want)
             rows.append((n, "float(cupy.sum(x))", tc, "rel err %.1e vs fsum" % rel(rc, exact) if exact is not None else "rel diff %.1e vs reprosum" % rel(rc, want)))
         del x, host
         torch.cuda.empty_cache()

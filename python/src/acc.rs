@@ -53,13 +53,16 @@ impl Accumulator {
 #[pymethods]
 impl Accumulator {
     #[new]
-    #[pyo3(signature = (dtype=None, fold=3))]
-    fn new(dtype: Option<&Bound<'_, PyAny>>, fold: i64) -> PyResult<Self> {
+    #[pyo3(signature = (dtype=None, fold=None))]
+    fn new(dtype: Option<&Bound<'_, PyAny>>, fold: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let elem = match dtype {
             None => Elem::F64,
             Some(d) => parse_dtype(d)?,
         };
-        let fold = fold_for(fold, elem)?;
+        let fold = match fold {
+            None => reprosum::DEFAULT_FOLD,
+            Some(f) => fold_for(crate::fold_int(f)?, elem)?,
+        };
         Ok(Accumulator {
             inner: match elem {
                 Elem::F64 => Acc::F64(new_acc(fold)?),

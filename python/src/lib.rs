@@ -87,6 +87,16 @@ pub(crate) fn fold_for(fold: i64, elem: Elem) -> PyResult<usize> {
     }
 }
 
+/// A fold argument as an integer: any Python int (one past the range of i64 is out of range
+/// for every type, so it becomes a `ValueError` below, as numpy integers do).
+pub(crate) fn fold_int(fold: &Bound<'_, PyAny>) -> PyResult<i64> {
+    match fold.extract::<i64>() {
+        Ok(f) => Ok(f),
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(fold.py()) => Ok(i64::MAX),
+        Err(e) => Err(e),
+    }
+}
+
 /// Fails with `CapacityExceeded` for more values than one accumulator holds (before any copy).
 fn check_len(n: usize, elem: Elem) -> PyResult<()> {
     let cap = match elem {
@@ -189,14 +199,14 @@ fn backend_of(p: Place) -> Backend {
 /// device arrays on their GPU.
 #[pyfunction]
 #[pyo3(signature = (x, fold, device=None))]
-fn sum(py: Python<'_>, x: &Bound<'_, PyAny>, fold: i64, device: Option<&str>) -> PyResult<f64> {
+fn sum(py: Python<'_>, x: &Bound<'_, PyAny>, fold: &Bound<'_, PyAny>, device: Option<&str>) -> PyResult<f64> {
     let need = Need {
         what: "x",
         ndim: 1,
         writable: false,
     };
     let v = read(x, need)?;
-    let fold = fold_for(fold, v.elem)?;
+    let fold = fold_for(fold_int(fold)?, v.elem)?;
     let n = v.len();
     check_len(n, v.elem)?;
     let target = match device {
@@ -245,7 +255,12 @@ fn sum(py: Python<'_>, x: &Bound<'_, PyAny>, fold: i64, device: Option<&str>) ->
 /// itself, any other overlap is an error). Nothing is written on an error found before the
 /// work.
 #[pyfunction]
-fn cumsum(py: Python<'_>, x: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, fold: i64) -> PyResult<()> {
+fn cumsum(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    fold: &Bound<'_, PyAny>,
+) -> PyResult<()> {
     let vx = read(
         x,
         Need {
@@ -262,7 +277,7 @@ fn cumsum(py: Python<'_>, x: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, fold: i6
             writable: true,
         },
     )?;
-    let fold = fold_for(fold, vx.elem)?;
+    let fold = fold_for(fold_int(fold)?, vx.elem)?;
     if vx.elem != vo.elem {
         return Err(PyTypeError::new_err(format!(
             "out is {} but x is {}",
@@ -424,12 +439,12 @@ fn segmented_sum(
     x: &Bound<'_, PyAny>,
     offsets: &Bound<'_, PyAny>,
     out: &Bound<'_, PyAny>,
-    fold: i64,
+    fold: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     let vx = host_view(x, X)?;
     let vo = host_view(out, OUT)?;
     let (ro_off, _keep) = read_index(offsets, "offsets", false)?;
-    let fold = fold_for(fold, vx.elem)?;
+    let fold = fold_for(fold_int(fold)?, vx.elem)?;
     check_out_type(&vx, &vo)?;
     let (rx, ro) = (vx.raw(), vo.raw());
     if ro_off.len != ro.len + 1 {
@@ -463,12 +478,12 @@ fn segmented_cumsum(
     x: &Bound<'_, PyAny>,
     offsets: &Bound<'_, PyAny>,
     out: &Bound<'_, PyAny>,
-    fold: i64,
+    fold: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     let vx = host_view(x, X)?;
     let vo = host_view(out, OUT)?;
     let (ro_off, _keep) = read_index(offsets, "offsets", false)?;
-    let fold = fold_for(fold, vx.elem)?;
+    let fold = fold_for(fold_int(fold)?, vx.elem)?;
     check_out_type(&vx, &vo)?;
     let (rx, ro) = (vx.raw(), vo.raw());
     if ro.len != rx.len {
@@ -510,12 +525,12 @@ fn sum_by_key(
     x: &Bound<'_, PyAny>,
     keys: &Bound<'_, PyAny>,
     out: &Bound<'_, PyAny>,
-    fold: i64,
+    fold: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     let vx = host_view(x, X)?;
     let vo = host_view(out, OUT)?;
     let (rk, _keep) = read_index(keys, "keys", true)?;
-    let fold = fold_for(fold, vx.elem)?;
+    let fold = fold_for(fold_int(fold)?, vx.elem)?;
     check_out_type(&vx, &vo)?;
     let (rx, ro) = (vx.raw(), vo.raw());
     if rk.len != rx.len {
@@ -548,7 +563,12 @@ fn sum_by_key(
 
 /// `out[r]` = the sum of row `r` of a 2-D array (batch-invariant).
 #[pyfunction]
-fn sum_rows(py: Python<'_>, x: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, fold: i64) -> PyResult<()> {
+fn sum_rows(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    fold: &Bound<'_, PyAny>,
+) -> PyResult<()> {
     let vx = host_view(
         x,
         Need {
@@ -558,7 +578,7 @@ fn sum_rows(py: Python<'_>, x: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, fold: 
         },
     )?;
     let vo = host_view(out, OUT)?;
-    let fold = fold_for(fold, vx.elem)?;
+    let fold = fold_for(fold_int(fold)?, vx.elem)?;
     check_out_type(&vx, &vo)?;
     let (rows, cols) = (vx.shape[0], vx.shape[1]);
     let ro = vo.raw();

@@ -20,12 +20,12 @@ def untouched(out):
 X = np.array([1e16, 1.0, -1e16, 0.5, 3.0, -2.0])
 
 
-@pytest.mark.parametrize("fold", [-1, 0, 1, 53, 10**30])
+@pytest.mark.parametrize("fold", [-1, 0, 1, 53, 10**30, -(10**30), np.int64(60)])
 def test_bad_fold_f64(fold):
-    with pytest.raises((ValueError, OverflowError), match="fold|int"):
+    with pytest.raises(ValueError, match="fold outside"):
         reprosum.sum(X, fold=fold)
     out = filled(len(X))
-    with pytest.raises((ValueError, OverflowError)):
+    with pytest.raises(ValueError, match="fold outside"):
         reprosum.cumsum(X, fold=fold, out=out)
     assert untouched(out)
     for f, args in [
@@ -34,14 +34,14 @@ def test_bad_fold_f64(fold):
         (reprosum.sum_by_key, (X, [0, 1, 0, 1, 0, 1], 2)),
     ]:
         o = filled(len(f(*args)))
-        with pytest.raises((ValueError, OverflowError)):
+        with pytest.raises(ValueError, match="fold outside"):
             f(*args, fold=fold, out=o)
         assert untouched(o)
     o = filled(2)
-    with pytest.raises((ValueError, OverflowError)):
+    with pytest.raises(ValueError, match="fold outside"):
         reprosum.sum_rows(X.reshape(2, 3), fold=fold, out=o)
     assert untouched(o)
-    with pytest.raises((ValueError, OverflowError)):
+    with pytest.raises(ValueError, match="fold outside"):
         reprosum.Accumulator("float64", fold=fold)
 
 
