@@ -170,3 +170,22 @@ def test_both_dlpack_versions_and_the_read_only_flag():
     with pytest.raises(ValueError, match="read-only"):
         reprosum.cumsum(x, out=DLPackOnly(ro))
     assert ro.tobytes() == x.tobytes()
+
+
+def test_unaligned_and_reversed_layouts():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(3001) * np.exp2(rng.integers(-30, 30, 3001))
+    raw = bytearray(8 * len(x) + 1)
+    u = np.frombuffer(raw, dtype=np.float64, count=len(x), offset=1)
+    assert not u.flags.aligned
+    u[:] = x
+    assert b(np.float64(reprosum.sum(u))) == b(np.float64(reprosum.sum(x)))
+    want = reprosum.cumsum(x)
+    out = np.frombuffer(bytearray(8 * len(x) + 3), dtype=np.float64, count=len(x), offset=3)
+    reprosum.cumsum(x, out=out)
+    assert out.tobytes() == want.tobytes()
+    m = x[:3000].reshape(30, 100)
+    rows = reprosum.sum_rows(m)
+    assert array_bits(reprosum.sum_rows(m[::-1])) == array_bits(rows[::-1])
+    assert array_bits(reprosum.sum_rows(m[:, ::-1])) == array_bits(rows)
+    assert array_bits(reprosum.sum_rows(m[::2, 1::3])) == array_bits([reprosum.sum(r) for r in m[::2, 1::3]])
