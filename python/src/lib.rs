@@ -612,7 +612,6 @@ fn sum_rows(
         elem: vx.elem,
     };
     // The input's byte range, for the overlap check (either layout).
-    let extent_of = |r: &Raw| r.extent();
     let (lo, hi) = {
         // As i128: no extent or stride can overflow the arithmetic.
         let (mut lo, mut hi) = (vx.ptr as i128, vx.ptr as i128);
@@ -630,7 +629,7 @@ fn sum_rows(
         let clamp = |a: i128| a.clamp(0, usize::MAX as i128) as usize;
         (clamp(lo), clamp(hi))
     };
-    let (olo, ohi) = extent_of(&ro);
+    let (olo, ohi) = ro.extent();
     if olo < ohi && lo < hi && olo < hi && lo < ohi {
         return Err(PyValueError::new_err("out overlaps an input"));
     }
