@@ -85,6 +85,8 @@ __all__ = [
     "sum_rows",
     "sum_by_key",
     "segmented_cumsum",
+    "add_segments",
+    "add_by_key",
     "Accumulator",
     "set_num_threads",
     "num_threads",
@@ -306,3 +308,25 @@ def sum_by_key(x, keys, nkeys=None, *, fold=DEFAULT_FOLD, out=None, dtype=None):
         raise ValueError(f"nkeys={nkeys} but out has another length")
     _reprosum.sum_by_key(x, keys, out, fold)
     return out
+
+
+def add_segments(accs, x, offsets, *, dtype=None):
+    """Adds segment ``i`` of ``x`` (``x[offsets[i]:offsets[i + 1]]``) to ``accs[i]``, a list of
+    ``Accumulator`` of ``x``'s dtype, each at its own fold. Shards of a segmented array added
+    call after call (offsets relative to each shard), in other processes and merged, leave
+    every accumulator with the state of its whole segment: its ``value()`` has the bits of
+    ``segmented_sum`` of the whole array. On an error no accumulator changes."""
+    x = _host(x, dtype)
+    offsets = _index(offsets, "offsets", signed=False)
+    _reprosum.add_segments(list(accs), x, offsets)
+
+
+def add_by_key(accs, x, keys, *, dtype=None):
+    """Adds each ``x[i]`` to ``accs[keys[i]]`` (a list of ``Accumulator`` of ``x``'s dtype, each
+    at its own fold). Shards of (key, value) pairs in any split and order, added call after
+    call or in other processes and merged, leave every key's accumulator with the state of all
+    its values: its ``value()`` has the bits of ``sum_by_key`` of all the pairs. A key outside
+    ``range(len(accs))`` is a ``ValueError``; on an error no accumulator changes."""
+    x = _host(x, dtype)
+    keys = _index(keys, "keys", signed=True)
+    _reprosum.add_by_key(list(accs), x, keys)

@@ -1,6 +1,6 @@
 """Type stubs of reprosum (see the module docstring for the promise and the limits)."""
 
-from typing import Any, List, Optional, Union
+from typing import Any, List, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -49,6 +49,20 @@ def sum_by_key(
     out: Optional[npt.NDArray[np.floating[Any]]] = None,
     dtype: DTypeLike = None,
 ) -> npt.NDArray[np.floating[Any]]: ...
+def add_segments(
+    accs: Sequence[Accumulator],
+    x: ArrayLike,
+    offsets: npt.ArrayLike,
+    *,
+    dtype: DTypeLike = None,
+) -> None: ...
+def add_by_key(
+    accs: Sequence[Accumulator],
+    x: ArrayLike,
+    keys: npt.ArrayLike,
+    *,
+    dtype: DTypeLike = None,
+) -> None: ...
 def set_num_threads(n: int) -> None: ...
 def num_threads() -> int: ...
 def built_backends() -> List[str]: ...

@@ -42,7 +42,7 @@ fn parse_dtype(dtype: &Bound<'_, PyAny>) -> PyResult<Elem> {
 }
 
 impl Accumulator {
-    fn elem(&self) -> Elem {
+    pub(crate) fn elem(&self) -> Elem {
         match self.inner {
             Acc::F64(_) => Elem::F64,
             Acc::F32(_) => Elem::F32,
@@ -266,5 +266,69 @@ pub(crate) fn _accumulator_from_bytes(data: &[u8]) -> PyResult<Accumulator> {
             .map(|a| Accumulator { inner: Acc::F32(a) })
             .map_err(core_err),
         Err(e) => Err(core_err(e)),
+    }
+}
+
+/// The accumulators of a list, borrowed for a grouped add: every one of `elem`'s type, none
+/// twice.
+pub(crate) fn borrow_all<'py>(
+    accs: &Bound<'py, PyAny>,
+    elem: Elem,
+) -> PyResult<Vec<PyRefMut<'py, Accumulator>>> {
+    let seq = accs
+        .try_iter()
+        .map_err(|_| PyTypeError::new_err("accs: expected a list of reprosum.Accumulator"))?;
+    let mut out = Vec::new();
+    for item in seq {
+        let item = item?;
+        let a = item
+            .cast::<Accumulator>()
+            .map_err(|_| PyTypeError::new_err("accs: expected a list of reprosum.Accumulator"))?;
+        let r = a.try_borrow_mut().map_err(|_| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "accs: entry {} is an Accumulator that appears earlier in the list",
+                out.len()
+            ))
+        })?;
+        if r.elem() != elem {
+            return Err(PyTypeError::new_err(format!(
+                "accs: entry {} is {} but x is {}",
+                out.len(),
+                r.elem().name(),
+                elem.name()
+            )));
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// The accumulators' states of type `T` (checked by [`borrow_all`]).
+pub(crate) trait States: reprosum::Float {
+    fn take(a: &Accumulator) -> Option<DynAccumulator<Self>>;
+    fn put(a: &mut Accumulator, s: DynAccumulator<Self>);
+}
+
+impl States for f64 {
+    fn take(a: &Accumulator) -> Option<DynAccumulator<f64>> {
+        match a.inner {
+            Acc::F64(s) => Some(s),
+            Acc::F32(_) => None,
+        }
+    }
+    fn put(a: &mut Accumulator, s: DynAccumulator<f64>) {
+        a.inner = Acc::F64(s);
+    }
+}
+
+impl States for f32 {
+    fn take(a: &Accumulator) -> Option<DynAccumulator<f32>> {
+        match a.inner {
+            Acc::F32(s) => Some(s),
+            Acc::F64(_) => None,
+        }
+    }
+    fn put(a: &mut Accumulator, s: DynAccumulator<f32>) {
+        a.inner = Acc::F32(s);
     }
 }

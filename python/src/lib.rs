@@ -561,6 +561,87 @@ fn sum_by_key(
     })
 }
 
+/// Runs a grouped add on copies of the accumulators' states (the GIL released) and stores
+/// them back only on success.
+fn grouped_add<T: acc::States>(
+    py: Python<'_>,
+    borrowed: &mut [PyRefMut<'_, acc::Accumulator>],
+    work: impl FnOnce(&mut [DynAccumulator<T>]) -> Result<(), Error> + Send,
+) -> PyResult<()> {
+    let mut states: Vec<DynAccumulator<T>> = Vec::new();
+    states
+        .try_reserve_exact(borrowed.len())
+        .map_err(|_| core_err(Error::OutOfMemory))?;
+    for b in borrowed.iter() {
+        states.push(T::take(b).ok_or_else(|| PyTypeError::new_err("accs: mixed dtypes"))?);
+    }
+    let states = py
+        .detach(move || work(&mut states).map(|()| states))
+        .map_err(core_err)?;
+    for (b, s) in borrowed.iter_mut().zip(states) {
+        T::put(b, s);
+    }
+    Ok(())
+}
+
+/// Adds segment `i` of `x` to `accs[i]`.
+#[pyfunction]
+fn add_segments(
+    py: Python<'_>,
+    accs: &Bound<'_, PyAny>,
+    x: &Bound<'_, PyAny>,
+    offsets: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let vx = host_view(x, X)?;
+    let (ro_off, _keep) = read_index(offsets, "offsets", false)?;
+    let mut borrowed = acc::borrow_all(accs, vx.elem)?;
+    if ro_off.len != borrowed.len() + 1 {
+        return Err(PyValueError::new_err(format!(
+            "offsets has {} entries; accs has {} (one fewer than offsets is needed)",
+            ro_off.len,
+            borrowed.len()
+        )));
+    }
+    let rx = vx.raw();
+    by_elem!(vx.elem, T => {
+        grouped_add::<T>(py, &mut borrowed, move |states| {
+            // SAFETY: host arrays of `vx` and `offsets`, alive for the call.
+            let offs = unsafe { host_input::<usize>(ro_off) }?;
+            check_offsets::<T>(offs.as_slice(), rx.len)?;
+            let xs = unsafe { host_input::<T>(rx) }?;
+            reprosum::add_segments(xs.as_slice(), offs.as_slice(), states)
+        })
+    })
+}
+
+/// Adds each `x[i]` to `accs[keys[i]]`.
+#[pyfunction]
+fn add_by_key(
+    py: Python<'_>,
+    accs: &Bound<'_, PyAny>,
+    x: &Bound<'_, PyAny>,
+    keys: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let vx = host_view(x, X)?;
+    let (rk, _keep) = read_index(keys, "keys", true)?;
+    let mut borrowed = acc::borrow_all(accs, vx.elem)?;
+    let rx = vx.raw();
+    if rk.len != rx.len {
+        return Err(PyValueError::new_err(format!(
+            "keys has {} entries, x has {}",
+            rk.len, rx.len
+        )));
+    }
+    by_elem!(vx.elem, T => {
+        grouped_add::<T>(py, &mut borrowed, move |states| {
+            // SAFETY: host arrays of `vx` and `keys`, alive for the call.
+            let ks = unsafe { host_input::<i64>(rk) }?;
+            let xs = unsafe { host_input::<T>(rx) }?;
+            reprosum::add_by_key(xs.as_slice(), ks.as_slice(), states)
+        })
+    })
+}
+
 /// `out[r]` = the sum of row `r` of a 2-D array (batch-invariant).
 #[pyfunction]
 fn sum_rows(
@@ -726,6 +807,8 @@ fn _reprosum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(segmented_cumsum, m)?)?;
     m.add_function(wrap_pyfunction!(sum_by_key, m)?)?;
     m.add_function(wrap_pyfunction!(sum_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(add_segments, m)?)?;
+    m.add_function(wrap_pyfunction!(add_by_key, m)?)?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(built_backends, m)?)?;
