@@ -37,6 +37,7 @@
 
 use crate::binned::{self, Meta};
 use crate::float::{Float, Format};
+use crate::simd::Platform;
 
 /// Elements per chunk: the scratch arrays take about `2 * K * CHUNK * 8` bytes of stack
 /// (smaller on 32-bit targets, where stacks are small).
@@ -48,11 +49,18 @@ pub(crate) const CHUNK: usize = if cfg!(target_pointer_width = "64") {
 
 /// Adds `xs[i]` to the state and writes the running value to `out[i]`, for every i.
 /// The caller has checked the capacity and that `out.len() == xs.len()`.
-pub(crate) fn running<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T], out: &mut [T]) {
+pub(crate) fn running<T: Float>(
+    pf: Platform,
+    p: &mut [T],
+    c: &mut [T],
+    m: &mut Meta,
+    xs: &[T],
+    out: &mut [T],
+) {
     match p.len() {
-        2 => running_k::<T, 2>(p, c, m, xs, out),
-        3 => running_k::<T, 3>(p, c, m, xs, out),
-        4 => running_k::<T, 4>(p, c, m, xs, out),
+        2 => running_k::<T, 2>(pf, p, c, m, xs, out),
+        3 => running_k::<T, 3>(pf, p, c, m, xs, out),
+        4 => running_k::<T, 4>(pf, p, c, m, xs, out),
         _ => one_by_one(p, c, m, xs, out),
     }
 }
@@ -70,14 +78,21 @@ pub(crate) fn one_by_one<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &
 // folds inlined into one frame, a call took the stack of all of them (on a Cortex-M0 with
 // 16 KiB of RAM, about 3 KB more). One call per slice, so it costs nothing measurable.
 #[inline(never)]
-fn running_k<T: Float, const K: usize>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T], out: &mut [T]) {
+fn running_k<T: Float, const K: usize>(
+    pf: Platform,
+    p: &mut [T],
+    c: &mut [T],
+    m: &mut Meta,
+    xs: &[T],
+    out: &mut [T],
+) {
     let (Ok(pw), Ok(cw)) = (<&mut [T; K]>::try_from(&mut *p), <&mut [T; K]>::try_from(&mut *c)) else {
         return one_by_one(p, c, m, xs, out);
     };
-    match crate::simd::path() {
+    match pf.path() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: a path is stored only by `select` (checked against the CPU) or `path`
-        // (detected on this CPU).
+        // SAFETY: a `Platform` of this path is made only after checking that the CPU
+        // supports it (`Platform::new`, `Platform::detected`).
         crate::simd::Path::Avx512 => unsafe { x86::avx512::<T, K>(pw, cw, m, xs, out) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.
@@ -1189,7 +1204,14 @@ mod tests {
         let (mut p2, mut c2, mut m2) = (p, c, m);
         let mut a = [T::ZERO; N];
         let mut b = [T::ZERO; N];
-        running(&mut p[..k], &mut c[..k], &mut m, xs, &mut a[..xs.len()]);
+        running(
+            Platform::current(),
+            &mut p[..k],
+            &mut c[..k],
+            &mut m,
+            xs,
+            &mut a[..xs.len()],
+        );
         one_by_one(&mut p2[..k], &mut c2[..k], &mut m2, xs, &mut b[..xs.len()]);
         for i in 0..xs.len() {
             assert_eq!(
