@@ -47,6 +47,12 @@ pub(crate) const CHUNK: usize = if cfg!(target_pointer_width = "64") {
     32
 };
 
+/// Whether folds 5 to 8 take the fast paths too (64-bit targets).
+const WIDE: bool = cfg!(target_pointer_width = "64");
+
+/// The largest fold with a fast path (`Conversion::mul` has room for its `2 * K` terms).
+const MAX_FAST_FOLD: usize = 8;
+
 /// Adds `xs[i]` to the state and writes the running value to `out[i]`, for every i.
 /// The caller has checked the capacity and that `out.len() == xs.len()`.
 pub(crate) fn running<T: Float>(
@@ -61,6 +67,12 @@ pub(crate) fn running<T: Float>(
         2 => running_k::<T, 2>(pf, p, c, m, xs, out),
         3 => running_k::<T, 3>(pf, p, c, m, xs, out),
         4 => running_k::<T, 4>(pf, p, c, m, xs, out),
+        // Folds 5 to 8 on 64-bit targets only: their scratch arrays would crowd the small
+        // stacks of 32-bit ones.
+        5 if WIDE => running_k::<T, 5>(pf, p, c, m, xs, out),
+        6 if WIDE => running_k::<T, 6>(pf, p, c, m, xs, out),
+        7 if WIDE => running_k::<T, 7>(pf, p, c, m, xs, out),
+        8 if WIDE => running_k::<T, 8>(pf, p, c, m, xs, out),
         _ => one_by_one(p, c, m, xs, out),
     }
 }
@@ -1012,7 +1024,7 @@ struct Conversion<const K: usize> {
     fp: [f64; K],
     /// Before adding term t, Y is multiplied by `mul[t]`: 2^66 at the one place where the
     /// scaled part (terms added scaled by 2^-66) ends, 1 elsewhere (exact either way).
-    mul: [f64; 8],
+    mul: [f64; 2 * MAX_FAST_FOLD],
     /// Y is multiplied by this after the last term: 2^66 when every term was scaled.
     last_mul: f64,
 }
@@ -1061,7 +1073,7 @@ impl<const K: usize> Conversion<K> {
         let q = core::array::from_fn(quarter);
         let inv_q = core::array::from_fn(|j| 1.0 / quarter(j));
         let up = f64::pow2(66);
-        let mut mul = [1.0; 8];
+        let mut mul = [1.0; 2 * MAX_FAST_FOLD];
         if scaled > 0 && scaled < 2 * K {
             if let Some(m) = mul.get_mut(scaled) {
                 *m = up;
@@ -1112,7 +1124,6 @@ impl<const K: usize> Conversion<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simd::{select, Path};
 
     const N: usize = 3000;
 
@@ -1195,9 +1206,9 @@ mod tests {
     }
 
     /// `running` from a state reached by `pre` against `one_by_one`, by bits.
-    fn same<T: Float>(k: usize, pre: &[T], xs: &[T], what: &str) {
-        let mut p = [T::ZERO; 4];
-        let mut c = [T::ZERO; 4];
+    fn same<T: Float>(pf: Platform, k: usize, pre: &[T], xs: &[T], what: &str) {
+        let mut p = [T::ZERO; 12];
+        let mut c = [T::ZERO; 12];
         let mut m = Meta::default();
         let mut buf = [T::ZERO; N];
         one_by_one(&mut p[..k], &mut c[..k], &mut m, pre, &mut buf[..pre.len()]);
@@ -1220,7 +1231,7 @@ mod tests {
                 "{what}: element {i} of {} ({:?}), fold {k}, path {:?}",
                 xs.len(),
                 xs[i],
-                crate::simd::path()
+                pf.path()
             );
         }
         assert_eq!((m.count, m.flags), (m2.count, m2.flags), "{what}");
@@ -1231,7 +1242,7 @@ mod tests {
         assert_eq!(v1.bits(), v2.bits(), "{what}: final state");
     }
 
-    fn all_kinds<T: Float>() {
+    fn all_kinds<T: Float>(pf: Platform) {
         let mut raw = [0.0f64; N];
         let mut xs = [T::ZERO; N];
         let mut pre = [T::ZERO; 8];
@@ -1250,26 +1261,23 @@ mod tests {
                 for (x, &r) in pre.iter_mut().zip(raw.iter().rev()) {
                     *x = T::from_f64_round(r);
                 }
-                for k in [2, 3, 4] {
+                for k in [2, 3, 4, 5, 6, 8, 11] {
                     for &len in lens {
-                        same::<T>(k, &[], &xs[..len], "fresh");
-                        same::<T>(k, &pre[..(seed as usize * 3 + 2)], &xs[..len], "started");
+                        same::<T>(pf, k, &[], &xs[..len], "fresh");
+                        same::<T>(pf, k, &pre[..(seed as usize * 3 + 2)], &xs[..len], "started");
                     }
                 }
             }
         }
     }
 
-    /// Every compiled path this CPU runs, both types, every kind of input: the bits of
-    /// the element-by-element definition.
+    /// Every compiled path this CPU runs (passed as a value), both types, folds 2 to 8 and
+    /// one above, every kind of input: the bits of the element-by-element definition.
     #[test]
     fn scan_matches_one_by_one() {
-        for path in Path::ALL {
-            if select(path).is_err() {
-                continue;
-            }
-            all_kinds::<f64>();
-            all_kinds::<f32>();
+        for pf in Platform::all().into_iter().flatten() {
+            all_kinds::<f64>(pf);
+            all_kinds::<f32>(pf);
         }
     }
 }
