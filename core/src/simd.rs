@@ -34,7 +34,9 @@ pub enum Path {
     Avx2,
     /// x86-64 AVX-512F (512-bit vectors).
     Avx512,
-    /// aarch64 NEON (128-bit vectors).
+    /// aarch64: the portable kernel compiled with NEON enabled (128-bit vectors, as the
+    /// compiler vectorises it). NEON is in aarch64's baseline, so this is the portable
+    /// path's code there; no hand-written NEON kernel yet.
     Neon,
     /// The scalar deposit with a few independent copies (no vector lanes): the path
     /// before any of the above existed, kept as a second opinion for the tests.
@@ -325,7 +327,10 @@ fn with_fold<T: Float, const SPEC: bool>(
     }
 }
 
-#[inline]
+// Not inlined: with every fold's instance inlined into `with_fold`, a call took the stack
+// of all of their copies at once (on the Cortex-M0, with 16 KiB of RAM, within 300 bytes of
+// its end). One call per block, so it costs nothing measurable.
+#[inline(never)]
 fn on_path<T: Float, const CAP: usize, const SPEC: bool>(
     pf: Platform,
     p: &mut [T],
@@ -345,7 +350,11 @@ fn on_path<T: Float, const CAP: usize, const SPEC: bool>(
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as above, for NEON.
         Path::Neon => unsafe { arm::neon::<T, CAP, SPEC>(p, c, top, block) },
-        _ => lanes::<T, CAP, 16, SPEC>(p, c, top, block),
+        // 16 copies; on 32-bit targets (small stacks: 16 KiB of RAM on a Cortex-M0) 4 above
+        // fold 4, so that the window's copies take at most `4 * 52` values of stack, as the
+        // scalar path's do.
+        _ if cfg!(target_pointer_width = "64") || CAP <= 4 => lanes::<T, CAP, 16, SPEC>(p, c, top, block),
+        _ => lanes::<T, CAP, 4, SPEC>(p, c, top, block),
     }
 }
 

@@ -47,7 +47,7 @@ mod x86;
 use crate::binned::{self, Meta};
 use crate::float::Float;
 use crate::simd::Platform;
-use chunks::{chunk, chunks, raise_threshold};
+use chunks::chunks;
 use convert::{split, Conversion};
 
 /// Elements per chunk: the scratch arrays take about `2 * K * CHUNK * 8` bytes of stack

@@ -1,6 +1,7 @@
 //! The AVX-512 and AVX2 kernels of the cumulative sum (see the parent module's notes), and
 //! the driver that runs them while the state allows it.
 
+use super::chunks::{chunk, raise_threshold};
 use super::*;
 use core::arch::x86_64::*;
 
