@@ -31,6 +31,9 @@
 //! grid below 2^24 of it, as in the primaries themselves): twice the lanes; only the
 //! conversion is done in f64. The other paths (portable, NEON) run the three passes over
 //! chunks.
+//!
+//! Folds 2 to 8 (2 to 4 on 32-bit targets, whose stacks are small) take these kernels; the
+//! other folds go one element at a time ([`one_by_one`]).
 
 // The passes index [slot][element] arrays by both numbers on purpose.
 #![allow(clippy::needless_range_loop)]
