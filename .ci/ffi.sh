@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI stage for the C library (reprosum-ffi): header freshness, header compile checks, the
 # static library, the C tests under AddressSanitizer + UndefinedBehaviorSanitizer, the MPI
-# example at 1, 2, 3, 4 and 8 ranks, and miri over the crate's unit tests.
+# example at 1, 2, 3, 4 and 8 ranks, and miri over the crate's unit tests and the core's
+# block-deposit test.
 # Run from anywhere: bash .ci/ffi.sh. Installs what it needs (apt, cargo install, rustup).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -159,6 +160,13 @@ miri() {
     return 1
   fi
   grep -E '^(test |test result)' "$WORK/miri-facade.log"
+  # The core's block deposit at every kind of fold (an instance per fold, and the one for a
+  # run-time fold) on the paths miri runs (portable and scalar), small inputs.
+  if ! cargo +nightly miri test -p reprosum-core --lib simd:: -- --test-threads=1 > "$WORK/miri-core.log" 2>&1; then
+    tail -60 "$WORK/miri-core.log"
+    return 1
+  fi
+  grep -E '^(test |test result)' "$WORK/miri-core.log"
 }
 
 step install install_tools

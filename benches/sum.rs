@@ -87,6 +87,15 @@ fn sizes() -> Vec<usize> {
         .unwrap_or_else(|| vec![1_000, 100_000, 10_000_000])
 }
 
+/// The folds of the sum and cumsum groups: `REPROSUM_BENCH_FOLDS` (comma-separated), else
+/// 2, 3, 4, 6, 8 and 16.
+fn folds() -> Vec<usize> {
+    std::env::var("REPROSUM_BENCH_FOLDS")
+        .ok()
+        .map(|s| s.split(',').filter_map(|v| v.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![2, 3, 4, 6, 8, 16])
+}
+
 fn bench_sum<T: Plain>(c: &mut Criterion, name: &str) {
     let mut g = c.benchmark_group(format!("sum_{name}"));
     for n in sizes() {
@@ -104,7 +113,7 @@ fn bench_sum<T: Plain>(c: &mut Criterion, name: &str) {
         g.bench_with_input(BenchmarkId::new("kahan", n), &x, |b, x| {
             b.iter(|| kahan(black_box(x)))
         });
-        for k in [2usize, 3, 4, 6] {
+        for k in folds() {
             g.bench_with_input(BenchmarkId::new(format!("reprosum_k{k}"), n), &x, |b, x| {
                 b.iter(|| reprosum::sum_fold(black_box(x), k).unwrap())
             });
@@ -125,9 +134,15 @@ fn bench_cumsum<T: Plain>(c: &mut Criterion, name: &str) {
         g.bench_function(BenchmarkId::new("prefix", n), |b| {
             b.iter(|| prefix(black_box(&x), &mut out))
         });
-        g.bench_function(BenchmarkId::new("reprosum_k3", n), |b| {
-            b.iter(|| reprosum::cumsum(black_box(&x), &mut out).unwrap())
-        });
+        for k in folds() {
+            let opt = reprosum::Options {
+                fold: k,
+                ..Default::default()
+            };
+            g.bench_function(BenchmarkId::new(format!("reprosum_k{k}"), n), |b| {
+                b.iter(|| reprosum::cumsum_with(black_box(&x), &mut out, &opt).unwrap())
+            });
+        }
     }
     g.finish();
 }

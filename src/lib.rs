@@ -50,7 +50,7 @@ pub use reprosum_core::{
     CAPACITY_F64, DEFAULT_FOLD,
 };
 
-pub use reprosum_core::simd::Path;
+pub use reprosum_core::simd::{Path, Platform};
 
 pub use reprosum_core::simd::{detect as best_path, select as select_path, supported as path_supported};
 

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{run_suite, Backend};
-use reprosum::{Options, Path};
+use reprosum::{Options, Path, Platform};
 use reprosum_testkit::model::{Model, ModelFloat};
 
 /// The independent model's state after adding `x` one value at a time.
@@ -152,4 +152,92 @@ fn model_states_when_the_window_moves(path: &str) -> usize {
         }
     }
     ran
+}
+
+/// A path passed as a value ([`Platform`]): nothing process-wide changes, so the paths
+/// run side by side (on threads of one test) while the test above moves the default.
+struct OnPlatform(Platform);
+impl Backend for OnPlatform {
+    fn name(&self) -> String {
+        format!("platform {}", self.0.path().name())
+    }
+    fn sum_f64(&self, x: &[f64], k: usize) -> f64 {
+        let mut a = reprosum::DynAccumulator::new(k).unwrap();
+        a.add_slice_on(self.0, x).unwrap();
+        a.value()
+    }
+    fn sum_f32(&self, x: &[f32], k: usize) -> f32 {
+        let mut a = reprosum::DynAccumulator::new(k).unwrap();
+        a.add_slice_on(self.0, x).unwrap();
+        a.value()
+    }
+    fn cumsum_f64(&self, x: &[f64], k: usize) -> Vec<f64> {
+        let mut out = vec![f64::NAN; x.len()];
+        let mut a = reprosum::DynAccumulator::new(k).unwrap();
+        a.add_running_on(self.0, x, &mut out).unwrap();
+        out
+    }
+    fn cumsum_f32(&self, x: &[f32], k: usize) -> Vec<f32> {
+        let mut out = vec![f32::NAN; x.len()];
+        let mut a = reprosum::DynAccumulator::new(k).unwrap();
+        a.add_running_on(self.0, x, &mut out).unwrap();
+        out
+    }
+}
+
+/// The state bytes of `x` added on `pf` in two slices against the independent model.
+fn same_state_on<T: reprosum::Float + ModelFloat>(pf: Platform, x: &[T], split: usize, k: usize) {
+    let want = model_of(x, k);
+    let mut got = reprosum::DynAccumulator::<T>::new(k).unwrap();
+    got.add_slice_on(pf, &x[..split]).unwrap();
+    got.add_slice_on(pf, &x[split..]).unwrap();
+    assert_eq!(
+        got.to_bytes().as_bytes(),
+        want.to_bytes().as_slice(),
+        "path {} fold {k}, {} values split at {split}",
+        pf.path().name(),
+        x.len()
+    );
+}
+
+/// Every path this CPU runs, each on its own thread at the same time, every fold of both
+/// types (f64 2..=52, f32 2..=21): the vectors files, and the full state bytes of sums
+/// whose window moves inside blocks against the independent model.
+#[test]
+fn every_platform_at_once_every_fold() {
+    let platforms: Vec<Platform> = Platform::all().into_iter().flatten().collect();
+    for p in Path::ALL {
+        if Platform::new(p).is_none() {
+            println!("path {}: not supported by this CPU or target, skipped", p.name());
+        }
+    }
+    std::thread::scope(|s| {
+        for &pf in &platforms {
+            s.spawn(move || {
+                run_suite(&OnPlatform(pf), true);
+                let mut states = 0;
+                for kind in [0u64, 1, 4, 6, 7] {
+                    // One block and a bit (two-pass, then one-pass); a second slice that
+                    // starts on a set window.
+                    let x64 = moving(kind, 5_000, 0x2545_F491_4F6C_DD1D ^ kind);
+                    let x32: Vec<f32> = x64.iter().map(|&v| v as f32).collect();
+                    for k in 2..=52 {
+                        same_state_on(pf, &x64, 1_234, k);
+                        states += 1;
+                    }
+                    for k in 2..=21 {
+                        same_state_on(pf, &x32, 2_345, k);
+                        states += 1;
+                    }
+                }
+                println!(
+                    "{}: {states} states at every fold match the model",
+                    pf.path().name()
+                );
+            });
+        }
+    });
+    let names: Vec<&str> = platforms.iter().map(|p| p.path().name()).collect();
+    println!("platforms run: {names:?}");
+    assert!(names.contains(&"portable") && names.contains(&"scalar"));
 }

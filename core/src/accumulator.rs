@@ -5,6 +5,7 @@
 use crate::binned::{self, Meta, FOLD_CAP};
 use crate::encoding;
 use crate::float::Float;
+use crate::simd::Platform;
 use crate::{Encoded, Error};
 
 /// A K-fold binned accumulator: a reproducible running sum of `f32` or `f64` values.
@@ -91,7 +92,16 @@ impl<T: Float, const K: usize> Accumulator<T, K> {
     /// [`Error::CapacityExceeded`] if the values would take the count past
     /// [`Float::CAPACITY`]; checked before any value is added.
     pub fn add_slice(&mut self, xs: &[T]) -> Result<(), Error> {
-        binned::add_slice(&mut self.p, &mut self.c, &mut self.meta, xs)
+        self.add_slice_on(Platform::current(), xs)
+    }
+
+    /// [`add_slice`](Self::add_slice) on the given path rather than the process-wide
+    /// default (every path gives the same bits).
+    ///
+    /// # Errors
+    /// As [`add_slice`](Self::add_slice).
+    pub fn add_slice_on(&mut self, pf: Platform, xs: &[T]) -> Result<(), Error> {
+        binned::add_slice(pf, &mut self.p, &mut self.c, &mut self.meta, xs)
     }
 
     /// Adds every value of `xs` and writes the running value after each to `out`: `out[i]`
@@ -101,7 +111,15 @@ impl<T: Float, const K: usize> Accumulator<T, K> {
     /// [`Error::LengthMismatch`] or [`Error::CapacityExceeded`], before anything is added
     /// or written.
     pub fn add_running(&mut self, xs: &[T], out: &mut [T]) -> Result<(), Error> {
-        crate::sum::running_into(&mut self.p, &mut self.c, &mut self.meta, xs, out)
+        self.add_running_on(Platform::current(), xs, out)
+    }
+
+    /// [`add_running`](Self::add_running) on the given path.
+    ///
+    /// # Errors
+    /// As [`add_running`](Self::add_running).
+    pub fn add_running_on(&mut self, pf: Platform, xs: &[T], out: &mut [T]) -> Result<(), Error> {
+        crate::sum::running_into(pf, &mut self.p, &mut self.c, &mut self.meta, xs, out)
     }
 
     /// [`add_running`](Self::add_running) with the running values written over the input.
@@ -109,7 +127,7 @@ impl<T: Float, const K: usize> Accumulator<T, K> {
     /// # Errors
     /// [`Error::CapacityExceeded`], before anything is added or written.
     pub fn add_running_in_place(&mut self, xs: &mut [T]) -> Result<(), Error> {
-        crate::sum::running_in_place(&mut self.p, &mut self.c, &mut self.meta, xs)
+        crate::sum::running_in_place(Platform::current(), &mut self.p, &mut self.c, &mut self.meta, xs)
     }
 
     /// Adds the values of another accumulator (exactly: any merge tree gives the state of
@@ -230,8 +248,16 @@ impl<T: Float> DynAccumulator<T> {
     /// # Errors
     /// [`Error::CapacityExceeded`], checked before any value is added.
     pub fn add_slice(&mut self, xs: &[T]) -> Result<(), Error> {
+        self.add_slice_on(Platform::current(), xs)
+    }
+
+    /// See [`Accumulator::add_slice_on`].
+    ///
+    /// # Errors
+    /// [`Error::CapacityExceeded`], checked before any value is added.
+    pub fn add_slice_on(&mut self, pf: Platform, xs: &[T]) -> Result<(), Error> {
         let (p, c, m) = self.parts();
-        binned::add_slice(p, c, m, xs)
+        binned::add_slice(pf, p, c, m, xs)
     }
 
     /// See [`Accumulator::add_running`].
@@ -240,8 +266,17 @@ impl<T: Float> DynAccumulator<T> {
     /// [`Error::LengthMismatch`] or [`Error::CapacityExceeded`], before anything is added
     /// or written.
     pub fn add_running(&mut self, xs: &[T], out: &mut [T]) -> Result<(), Error> {
+        self.add_running_on(Platform::current(), xs, out)
+    }
+
+    /// See [`Accumulator::add_running_on`].
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] or [`Error::CapacityExceeded`], before anything is added
+    /// or written.
+    pub fn add_running_on(&mut self, pf: Platform, xs: &[T], out: &mut [T]) -> Result<(), Error> {
         let (p, c, m) = self.parts();
-        crate::sum::running_into(p, c, m, xs, out)
+        crate::sum::running_into(pf, p, c, m, xs, out)
     }
 
     /// See [`Accumulator::add_running_in_place`].
@@ -250,7 +285,7 @@ impl<T: Float> DynAccumulator<T> {
     /// [`Error::CapacityExceeded`], before anything is added or written.
     pub fn add_running_in_place(&mut self, xs: &mut [T]) -> Result<(), Error> {
         let (p, c, m) = self.parts();
-        crate::sum::running_in_place(p, c, m, xs)
+        crate::sum::running_in_place(Platform::current(), p, c, m, xs)
     }
 
     /// Adds the values of another accumulator of the same fold.

@@ -10,6 +10,7 @@
 //! forced low bit) and the fixed-order conversion.
 
 use crate::float::Float;
+use crate::simd::Platform;
 use crate::Error;
 
 /// Largest fold of either type; the size of scratch arrays.
@@ -177,7 +178,13 @@ const LANES: usize = 4;
 /// window once, then the values are deposited (or, with special values among them, added
 /// one at a time). The state reached is the one of adding the values one at a time (the
 /// deposit of a value does not depend on what a slot holds, nor on when the window rose).
-pub(crate) fn add_slice<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T]) -> Result<(), Error> {
+pub(crate) fn add_slice<T: Float>(
+    pf: Platform,
+    p: &mut [T],
+    c: &mut [T],
+    m: &mut Meta,
+    xs: &[T],
+) -> Result<(), Error> {
     let k = p.len().min(c.len());
     let (p, c) = (&mut p[..k], &mut c[..k]);
     if xs.len() as u64 > T::CAPACITY - m.count.min(T::CAPACITY) {
@@ -203,13 +210,13 @@ pub(crate) fn add_slice<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[
                 m.pending = 0;
             }
             let top = p.first().is_some_and(|&p0| T::window_index(p0) == 0);
-            if crate::simd::deposit_block_if_fits(p, c, top, block) {
+            if crate::simd::deposit_block_if_fits(pf, p, c, top, block) {
                 m.count += block.len() as u64;
                 continue;
             }
         }
         // The largest magnitude, as bits: NaN and Inf sort above every finite value.
-        let max_bits = crate::simd::max_abs_bits(block);
+        let max_bits = crate::simd::max_abs_bits(pf, block);
         if max_bits >= T::INF_BITS {
             // A rare block with special values: one at a time.
             for &x in block {
@@ -225,7 +232,7 @@ pub(crate) fn add_slice<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[
             m.pending = 0;
         }
         let top = p.first().is_some_and(|&p0| T::window_index(p0) == 0);
-        crate::simd::deposit_block(p, c, top, block);
+        crate::simd::deposit_block(pf, p, c, top, block);
         // The window was raised for this block (if at all): the next is likely to fit.
         fitted = true;
     }

@@ -8,13 +8,20 @@
 //! depend on what the slot already holds, every add into a primary is exact within one
 //! endurance, and the copies are merged by exact differences.
 //!
-//! Which path runs is a process-wide setting: on first use, the fastest path the CPU
-//! supports ([`detect`]: `cpuid` on x86-64, no `std` needed; on other targets what the
-//! compile-time target features say, with no probing at all); [`select`] changes it
-//! (tests and benchmarks run every path this way). Every path gives the same bits.
+//! Every kernel takes the path as a value, a [`Platform`] (a [`Path`] checked against the
+//! CPU), so one program can run every path at once (`Accumulator::add_slice_on`). The
+//! methods without one use the process-wide default, only a cache: on first use, the
+//! fastest path the CPU supports ([`detect`]: `cpuid` on x86-64, no `std` needed; on
+//! other targets what the compile-time target features say, with no probing at all);
+//! [`select`] changes it. Every path gives the same bits.
+//!
+//! Folds 2 to 8 have an instance of the kernel each (the window's copies in registers);
+//! every other fold (9 to 52) shares one instance with the fold read at run time and the
+//! copies in a stack array, in the L1 cache.
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
+use crate::binned::FOLD_CAP;
 use crate::float::Float;
 
 /// An implementation of the block deposit.
@@ -27,7 +34,9 @@ pub enum Path {
     Avx2,
     /// x86-64 AVX-512F (512-bit vectors).
     Avx512,
-    /// aarch64 NEON (128-bit vectors).
+    /// aarch64: the portable kernel compiled with NEON enabled (128-bit vectors, as the
+    /// compiler vectorises it). NEON is in aarch64's baseline, so this is the portable
+    /// path's code there; no hand-written NEON kernel yet.
     Neon,
     /// The scalar deposit with a few independent copies (no vector lanes): the path
     /// before any of the above existed, kept as a second opinion for the tests.
@@ -79,23 +88,86 @@ impl Path {
     }
 }
 
+/// A path this CPU was checked to run: the value every kernel takes (as BLAKE3's
+/// `Platform`). Made only by [`Platform::new`] (which checks the CPU) and the constructors
+/// built on it, so a kernel never runs instructions the CPU lacks. Passing one to
+/// `Accumulator::add_slice_on` (and the other `_on` methods) runs that path without
+/// touching the process-wide default, so one program (one test binary) can run every
+/// path at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Platform(Path);
+
+impl Platform {
+    /// The path, if this target was built with it and this CPU runs it.
+    pub fn new(p: Path) -> Option<Platform> {
+        (p.compiled() && supported(p)).then_some(Platform(p))
+    }
+
+    /// The portable path (every target, every CPU).
+    pub const fn portable() -> Platform {
+        Platform(Path::Portable)
+    }
+
+    /// The fastest path this CPU runs ([`detect`]).
+    pub fn detected() -> Platform {
+        Platform(detect())
+    }
+
+    /// The process-wide default: the path [`select`]ed, or else the detected one (cached
+    /// on first use). What `add_slice` and the other methods without a platform use.
+    #[inline]
+    pub fn current() -> Platform {
+        Platform(path())
+    }
+
+    /// Every path this CPU runs, in the order of [`Path::ALL`] (`None` for the others).
+    pub fn all() -> [Option<Platform>; Path::ALL.len()] {
+        Path::ALL.map(Platform::new)
+    }
+
+    /// The path.
+    pub const fn path(self) -> Path {
+        self.0
+    }
+}
+
+/// The process-wide default path: `u8::MAX` until detected or selected. Only a cache of
+/// [`detect`] (or what [`select`] stored): every kernel takes its [`Platform`] as a value.
 static PATH: AtomicU8 = AtomicU8::new(u8::MAX);
 
+/// What `cpuid` said: bit 0 AVX2 usable, bit 1 AVX-512F usable, bit 7 set once known.
+#[cfg(target_arch = "x86_64")]
+static CPU: AtomicU8 = AtomicU8::new(0);
+
 /// Whether this CPU (and its operating system, which must save the vector registers)
-/// can run a path. Run-time detection without `std`: `cpuid` and `xgetbv` on x86-64; on
-/// other targets, what the compile-time features say.
+/// can run a path. Run-time detection without `std`: `cpuid` and `xgetbv` on x86-64 (once,
+/// then cached); on other targets, what the compile-time features say.
 pub fn supported(p: Path) -> bool {
     match p {
         Path::Portable | Path::Scalar => true,
         #[cfg(target_arch = "x86_64")]
-        Path::Avx2 => x86_cpu().0,
+        Path::Avx2 => x86_cached() & 1 != 0,
         #[cfg(target_arch = "x86_64")]
-        Path::Avx512 => x86_cpu().1,
+        Path::Avx512 => x86_cached() & 2 != 0,
         #[cfg(target_arch = "aarch64")]
         Path::Neon => cfg!(target_feature = "neon"),
         #[allow(unreachable_patterns)]
         _ => false,
     }
+}
+
+/// [`x86_cpu`] as bits (see [`CPU`]), asked once. A race only asks twice.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn x86_cached() -> u8 {
+    let known = CPU.load(Ordering::Relaxed);
+    if known & 0x80 != 0 {
+        return known;
+    }
+    let (avx2, avx512) = x86_cpu();
+    let bits = 0x80 | u8::from(avx2) | (u8::from(avx512) << 1);
+    CPU.store(bits, Ordering::Relaxed);
+    bits
 }
 
 /// (AVX2 usable, AVX-512F usable) on this x86-64 CPU and OS.
@@ -187,11 +259,11 @@ pub fn select(p: Path) -> Result<(), Path> {
 
 /// The largest `bits & !SIGN_BIT` of a block (see `Format::max_abs_bits`).
 #[inline]
-pub(crate) fn max_abs_bits<T: Float>(block: &[T]) -> u64 {
-    match path() {
+pub(crate) fn max_abs_bits<T: Float>(pf: Platform, block: &[T]) -> u64 {
+    match pf.0 {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: a path is stored only by `select` (checked against the CPU) or `path`
-        // (detected on this CPU).
+        // SAFETY: a `Platform` of this path is made only after checking that the CPU
+        // supports it (`Platform::new`, `Platform::detected`).
         Path::Avx512 => unsafe { x86::max_avx512(block) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.
@@ -206,18 +278,9 @@ pub(crate) fn max_abs_bits<T: Float>(block: &[T]) -> u64 {
 /// Deposits `block` (finite values, at most `SUPERBLOCK_ENDURANCES` endurances) into the
 /// renormalised state `(p, c)` whose window fits every value; leaves it renormalised.
 #[inline]
-pub(crate) fn deposit_block<T: Float>(p: &mut [T], c: &mut [T], top: bool, block: &[T]) {
-    match p.len() {
-        2 => {
-            with_k::<T, 2, false>(p, c, top, block);
-        }
-        3 => {
-            with_k::<T, 3, false>(p, c, top, block);
-        }
-        4 => {
-            with_k::<T, 4, false>(p, c, top, block);
-        }
-        _ => crate::binned::deposit_block_scalar(p, c, top, block),
+pub(crate) fn deposit_block<T: Float>(pf: Platform, p: &mut [T], c: &mut [T], top: bool, block: &[T]) {
+    if !with_fold::<T, false>(pf, p, c, top, block) {
+        crate::binned::deposit_block_scalar(p, c, top, block);
     }
 }
 
@@ -226,51 +289,72 @@ pub(crate) fn deposit_block<T: Float>(p: &mut [T], c: &mut [T], top: bool, block
 /// the deposit runs on copies of the window beside a running [`max_abs_bits`], and the
 /// copies are kept only if the maximum shows that every value was finite and that the
 /// window would not have risen (then they are exactly what [`deposit_block`] gives).
-/// Returns whether the block was deposited; if not, the state is unchanged (so is it for
-/// folds and paths without a vector kernel, which always return `false`).
+/// Returns whether the block was deposited; if not, the state is unchanged (so is it on
+/// [`Path::Scalar`], which always returns `false`).
 #[inline]
-pub(crate) fn deposit_block_if_fits<T: Float>(p: &mut [T], c: &mut [T], top: bool, block: &[T]) -> bool {
-    match p.len() {
-        2 => with_k::<T, 2, true>(p, c, top, block),
-        3 => with_k::<T, 3, true>(p, c, top, block),
-        4 => with_k::<T, 4, true>(p, c, top, block),
-        _ => false,
-    }
-}
-
-#[inline]
-fn with_k<T: Float, const K: usize, const SPEC: bool>(
+pub(crate) fn deposit_block_if_fits<T: Float>(
+    pf: Platform,
     p: &mut [T],
     c: &mut [T],
     top: bool,
     block: &[T],
 ) -> bool {
-    let (Ok(w), Ok(cw)) = (<&mut [T; K]>::try_from(&mut *p), <&mut [T; K]>::try_from(&mut *c)) else {
-        if SPEC {
-            return false;
-        }
-        crate::binned::deposit_block_scalar(p, c, top, block);
-        return true;
-    };
-    match path() {
-        Path::Scalar => {
-            if SPEC {
-                return false;
-            }
-            crate::binned::deposit_block_scalar(&mut w[..], &mut cw[..], top, block);
-            true
-        }
+    with_fold::<T, true>(pf, p, c, top, block)
+}
+
+/// The kernel for the state's fold: folds 2 to 8 (the most used) each have their own
+/// instance, with the window in registers; every other fold runs the instance for a
+/// run-time fold, with the window in a stack array (in the L1 cache). Returns whether the
+/// block was deposited (`false` on [`Path::Scalar`] and, with `SPEC`, when the window does
+/// not fit).
+#[inline]
+fn with_fold<T: Float, const SPEC: bool>(
+    pf: Platform,
+    p: &mut [T],
+    c: &mut [T],
+    top: bool,
+    block: &[T],
+) -> bool {
+    match p.len() {
+        2 => on_path::<T, 2, SPEC>(pf, p, c, top, block),
+        3 => on_path::<T, 3, SPEC>(pf, p, c, top, block),
+        4 => on_path::<T, 4, SPEC>(pf, p, c, top, block),
+        5 => on_path::<T, 5, SPEC>(pf, p, c, top, block),
+        6 => on_path::<T, 6, SPEC>(pf, p, c, top, block),
+        7 => on_path::<T, 7, SPEC>(pf, p, c, top, block),
+        8 => on_path::<T, 8, SPEC>(pf, p, c, top, block),
+        _ => on_path::<T, FOLD_CAP, SPEC>(pf, p, c, top, block),
+    }
+}
+
+// Not inlined: with every fold's instance inlined into `with_fold`, a call took the stack
+// of all of their copies at once (on the Cortex-M0, with 16 KiB of RAM, within 300 bytes of
+// its end). One call per block, so it costs nothing measurable.
+#[inline(never)]
+fn on_path<T: Float, const CAP: usize, const SPEC: bool>(
+    pf: Platform,
+    p: &mut [T],
+    c: &mut [T],
+    top: bool,
+    block: &[T],
+) -> bool {
+    match pf.0 {
+        Path::Scalar => false,
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: a path is stored only by `select` (checked against the CPU) or `path`
-        // (detected on this CPU).
-        Path::Avx512 => unsafe { x86::avx512::<T, K, SPEC>(w, cw, top, block) },
+        // SAFETY: a `Platform` of this path is made only after checking that the CPU
+        // supports it (`Platform::new`, `Platform::detected`).
+        Path::Avx512 => unsafe { x86::avx512::<T, CAP, SPEC>(p, c, top, block) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.
-        Path::Avx2 => unsafe { x86::avx2::<T, K, SPEC>(w, cw, top, block) },
+        Path::Avx2 => unsafe { x86::avx2::<T, CAP, SPEC>(p, c, top, block) },
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as above, for NEON.
-        Path::Neon => unsafe { arm::neon::<T, K, SPEC>(w, cw, top, block) },
-        _ => lanes::<T, K, 16, SPEC>(w, cw, top, block),
+        Path::Neon => unsafe { arm::neon::<T, CAP, SPEC>(p, c, top, block) },
+        // 16 copies; on 32-bit targets (small stacks: 16 KiB of RAM on a Cortex-M0) 4 above
+        // fold 4, so that the window's copies take at most `4 * 52` values of stack, as the
+        // scalar path's do.
+        _ if cfg!(target_pointer_width = "64") || CAP <= 4 => lanes::<T, CAP, 16, SPEC>(p, c, top, block),
+        _ => lanes::<T, CAP, 4, SPEC>(p, c, top, block),
     }
 }
 
@@ -281,28 +365,29 @@ mod x86 {
     /// # Safety
     /// The CPU must support AVX-512F.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn avx512<T: Float, const K: usize, const SPEC: bool>(
-        p: &mut [T; K],
-        c: &mut [T; K],
+    pub(super) unsafe fn avx512<T: Float, const CAP: usize, const SPEC: bool>(
+        p: &mut [T],
+        c: &mut [T],
         top: bool,
         block: &[T],
     ) -> bool {
         // 32 copies: four 512-bit registers per slot for f64, two for f32 (measured
-        // faster than four for f32).
-        lanes::<T, K, 32, SPEC>(p, c, top, block)
+        // faster than four for f32; for f64 at folds 5 to 8 also faster than 16, although
+        // the window no longer fits the 32 registers).
+        lanes::<T, CAP, 32, SPEC>(p, c, top, block)
     }
 
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn avx2<T: Float, const K: usize, const SPEC: bool>(
-        p: &mut [T; K],
-        c: &mut [T; K],
+    pub(super) unsafe fn avx2<T: Float, const CAP: usize, const SPEC: bool>(
+        p: &mut [T],
+        c: &mut [T],
         top: bool,
         block: &[T],
     ) -> bool {
         // 16 copies: four 256-bit registers per slot for f64, two for f32.
-        lanes::<T, K, 16, SPEC>(p, c, top, block)
+        lanes::<T, CAP, 16, SPEC>(p, c, top, block)
     }
 
     /// # Safety
@@ -327,13 +412,13 @@ mod arm {
     /// # Safety
     /// The CPU must support NEON.
     #[target_feature(enable = "neon")]
-    pub(super) unsafe fn neon<T: Float, const K: usize, const SPEC: bool>(
-        p: &mut [T; K],
-        c: &mut [T; K],
+    pub(super) unsafe fn neon<T: Float, const CAP: usize, const SPEC: bool>(
+        p: &mut [T],
+        c: &mut [T],
         top: bool,
         block: &[T],
     ) -> bool {
-        lanes::<T, K, 16, SPEC>(p, c, top, block)
+        lanes::<T, CAP, 16, SPEC>(p, c, top, block)
     }
 
     /// # Safety
@@ -344,35 +429,39 @@ mod arm {
     }
 }
 
-/// One deposit step of `L` independent values into `L` copies of a `K`-slot window.
+/// One deposit step of `L` independent values into `L` copies of a window of `acc.len()`
+/// slots (at least 2).
 #[inline(always)]
-fn step<T: Float, const K: usize, const L: usize>(acc: &mut [[T; L]; K], mut x: [T; L], top: bool) {
-    let mut j = 0;
+fn step<T: Float, const L: usize>(acc: &mut [[T; L]], mut x: [T; L], top: bool) {
+    let Some((last, body)) = acc.split_last_mut() else {
+        return;
+    };
+    let mut rows = body.iter_mut();
     if top {
         // Slot 0 of a top window holds compressed values (see `binned::deposit`).
         let c = T::pow2(T::COMPRESSION_EXP);
         let e = T::pow2(-T::COMPRESSION_EXP - 1);
-        for i in 0..L {
-            let m = acc[0][i];
-            let q = m + (x[i] * c).or_low_bit();
-            acc[0][i] = q;
-            let d = (m - q) * e;
-            x[i] = x[i] + d;
-            x[i] = x[i] + d;
+        if let Some(row) = rows.next() {
+            for i in 0..L {
+                let m = row[i];
+                let q = m + (x[i] * c).or_low_bit();
+                row[i] = q;
+                let d = (m - q) * e;
+                x[i] = x[i] + d;
+                x[i] = x[i] + d;
+            }
         }
-        j = 1;
     }
-    while j + 1 < K {
+    for row in rows {
         for i in 0..L {
-            let m = acc[j][i];
+            let m = row[i];
             let q = m + x[i].or_low_bit();
-            acc[j][i] = q;
+            row[i] = q;
             x[i] = x[i] + (m - q);
         }
-        j += 1;
     }
     for i in 0..L {
-        acc[K - 1][i] = acc[K - 1][i] + x[i].or_low_bit();
+        last[i] = last[i] + x[i].or_low_bit();
     }
 }
 
@@ -409,18 +498,34 @@ fn prefetch_ahead<T>(g: &[T]) {
 /// `block.len() / L` values (at most one endurance), so every add into it is exact; the
 /// copies are then merged into the state exactly ([`merge_copies`]).
 ///
+/// The window has `CAP` slots when `CAP < FOLD_CAP` (an instance per fold: the slot loops
+/// unroll and the copies stay in registers), else `p.len()` (one instance for every fold:
+/// the copies live in a stack array, in the L1 cache, and each group of `L` values goes
+/// through the slots in a loop). Returns `false`, changing nothing, for a state of another
+/// fold.
+///
 /// With `SPEC`, the block may hold any values: a running maximum of the magnitudes is kept
 /// beside the deposit, and the copies are merged (and `true` returned) only if every value
 /// was finite and the window fits the largest; otherwise the state is left as it was.
 #[inline(always)]
-fn lanes<T: Float, const K: usize, const L: usize, const SPEC: bool>(
-    p: &mut [T; K],
-    c: &mut [T; K],
+fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
+    p: &mut [T],
+    c: &mut [T],
     top: bool,
     block: &[T],
 ) -> bool {
-    let start = *p;
-    let mut acc = [[T::ZERO; L]; K];
+    let k = if CAP < FOLD_CAP { CAP } else { p.len() };
+    let (Some(p), Some(c)) = (p.get_mut(..k), c.get_mut(..k)) else {
+        return false;
+    };
+    if k < 2 || k > CAP || p.len() != k {
+        return false;
+    }
+    let mut start = [T::ZERO; CAP];
+    start[..k].copy_from_slice(p);
+    let start = &start[..k];
+    let mut acc_store = [[T::ZERO; L]; CAP];
+    let acc = &mut acc_store[..k];
     for (a, &s) in acc.iter_mut().zip(start.iter()) {
         *a = [s; L];
     }
@@ -433,7 +538,7 @@ fn lanes<T: Float, const K: usize, const L: usize, const SPEC: bool>(
                 T::max_abs_keys(&mut keys, &x);
             }
             prefetch_ahead(g);
-            step::<T, K, L>(&mut acc, x, true);
+            step::<T, L>(acc, x, true);
         }
     } else {
         for g in &mut groups {
@@ -442,7 +547,7 @@ fn lanes<T: Float, const K: usize, const L: usize, const SPEC: bool>(
                 T::max_abs_keys(&mut keys, &x);
             }
             prefetch_ahead(g);
-            step::<T, K, L>(&mut acc, x, false);
+            step::<T, L>(acc, x, false);
         }
     }
     // The tail: pad with zeros, which deposit nothing (0 with the low bit set is the
@@ -454,7 +559,7 @@ fn lanes<T: Float, const K: usize, const L: usize, const SPEC: bool>(
         if SPEC {
             T::max_abs_keys(&mut keys, &x);
         }
-        step::<T, K, L>(&mut acc, x, top);
+        step::<T, L>(acc, x, top);
     }
     if SPEC {
         // Every value finite, and the largest's bin not above the window's top bin (so
@@ -464,7 +569,7 @@ fn lanes<T: Float, const K: usize, const L: usize, const SPEC: bool>(
             return false;
         }
     }
-    merge_copies(p, c, &acc, &start);
+    merge_copies(p, c, acc, start);
     true
 }
 
@@ -483,12 +588,7 @@ fn lanes<T: Float, const K: usize, const L: usize, const SPEC: bool>(
 /// with a renormalisation after each (each of those steps is exact, and it ends
 /// renormalised), so the bits are the same.
 #[inline(always)]
-fn merge_copies<T: Float, const K: usize, const L: usize>(
-    p: &mut [T; K],
-    c: &mut [T; K],
-    acc: &[[T; L]; K],
-    start: &[T; K],
-) {
+fn merge_copies<T: Float, const L: usize>(p: &mut [T], c: &mut [T], acc: &[[T; L]], start: &[T]) {
     let shift = T::MANT_BITS - 2;
     for (((pj, cj), copies), &s) in p.iter_mut().zip(c.iter_mut()).zip(acc.iter()).zip(start.iter()) {
         let sb = s.bits() as i64;
@@ -500,5 +600,89 @@ fn merge_copies<T: Float, const K: usize, const L: usize>(
         let total = total.wrapping_add(sb.wrapping_sub(b as i64));
         *cj = *cj + T::from_i32((total >> shift) as i32);
         *pj = T::from_bits_u64(b | (total as u64 & ((1u64 << shift) - 1)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DynAccumulator;
+
+    /// xorshift64 values of mixed signs and magnitudes; `kind` 1 puts a large value late
+    /// in the slice (the one-pass block is thrown away and redone), 2 reaches the top
+    /// window, 3 the bottom bins.
+    fn values(kind: u64, n: usize, seed: u64) -> [f64; 5000] {
+        let mut s = seed | 1;
+        let mut out = [0.0; 5000];
+        for (i, o) in out.iter_mut().enumerate().take(n) {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let m = (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            *o = match kind {
+                1 if i == n - 3 => 1e12,
+                1 => m * 2f64.powi((s % 40) as i32 - 20),
+                2 => m * f64::MAX,
+                3 => m * 1e-300,
+                _ => m * 2f64.powi((s % 24) as i32 - 12),
+            };
+        }
+        out
+    }
+
+    /// The state bytes of a slice added on `pf` against adding it one value at a time.
+    fn check<T: Float>(pf: Platform, k: usize, xs: &[T]) {
+        let mut fast = DynAccumulator::<T>::new(k).unwrap();
+        let mut slow = DynAccumulator::<T>::new(k).unwrap();
+        // Two slices: the second starts on a set window (tried in one pass).
+        let h = xs.len() / 3;
+        fast.add_slice_on(pf, &xs[..h]).unwrap();
+        fast.add_slice_on(pf, &xs[h..]).unwrap();
+        for &x in xs {
+            slow.add(x).unwrap();
+        }
+        assert_eq!(
+            fast.to_bytes().as_bytes(),
+            slow.to_bytes().as_bytes(),
+            "path {:?}, fold {k}, {} values",
+            pf.path(),
+            xs.len()
+        );
+    }
+
+    /// Every path this CPU runs (passed as a value: no process-wide state), every fold of
+    /// both types, against the one-at-a-time deposit.
+    #[test]
+    fn every_path_every_fold_matches_one_at_a_time() {
+        // Miri runs the portable path only, slowly: small inputs and a few folds.
+        let (lens, folds64, folds32): (&[usize], &[usize], &[usize]) = if cfg!(miri) {
+            (&[37], &[2, 3, 5, 12], &[2, 10])
+        } else {
+            (&[5, 100, 4999], &[0], &[0])
+        };
+        let all64: [usize; 51] = core::array::from_fn(|i| i + 2);
+        let all32: [usize; 20] = core::array::from_fn(|i| i + 2);
+        let folds64 = if folds64 == [0] { &all64[..] } else { folds64 };
+        let folds32 = if folds32 == [0] { &all32[..] } else { folds32 };
+        let mut ran = 0;
+        for pf in Platform::all().into_iter().flatten() {
+            for kind in 0..4 {
+                for &n in lens {
+                    let raw = values(kind, n, 0x9E37_79B9 ^ kind ^ n as u64);
+                    let mut r32 = [0f32; 5000];
+                    for (a, &b) in r32.iter_mut().zip(raw.iter()) {
+                        *a = b as f32;
+                    }
+                    for &k in folds64 {
+                        check::<f64>(pf, k, &raw[..n]);
+                    }
+                    for &k in folds32 {
+                        check::<f32>(pf, k, &r32[..n]);
+                    }
+                }
+            }
+            ran += 1;
+        }
+        assert!(ran >= 2, "the portable and scalar paths run everywhere");
     }
 }

@@ -3,6 +3,7 @@
 //! Naming: `sum` is the default fold (3); `sum_k::<T, K>` takes the fold as a const
 //! parameter; `sum_fold` takes it at run time. The same for the cumulative sums.
 
+use crate::simd::Platform;
 use crate::{binned, scan, Accumulator, DynAccumulator, Error, Float};
 
 /// The reproducible sum of `xs` at the default fold (3).
@@ -55,6 +56,7 @@ fn check<T: Float>(n: usize, m: usize) -> Result<(), Error> {
 
 /// The running values of `xs` added to a state, into `out` (checks first).
 pub(crate) fn running_into<T: Float>(
+    pf: Platform,
     p: &mut [T],
     c: &mut [T],
     m: &mut binned::Meta,
@@ -65,12 +67,13 @@ pub(crate) fn running_into<T: Float>(
     if xs.len() as u64 > T::CAPACITY - m.count.min(T::CAPACITY) {
         return Err(Error::CapacityExceeded);
     }
-    scan::running(p, c, m, xs, out);
+    scan::running(pf, p, c, m, xs, out);
     Ok(())
 }
 
 /// The running values of `xs` added to a state, over `xs` (checks first).
 pub(crate) fn running_in_place<T: Float>(
+    pf: Platform,
     p: &mut [T],
     c: &mut [T],
     m: &mut binned::Meta,
@@ -84,7 +87,7 @@ pub(crate) fn running_in_place<T: Float>(
     for part in xs.chunks_mut(scan::CHUNK) {
         let inp = &mut buf[..part.len()];
         inp.copy_from_slice(part);
-        scan::running(p, c, m, inp, part);
+        scan::running(pf, p, c, m, inp, part);
     }
     Ok(())
 }

@@ -402,6 +402,31 @@ fn run() -> u32 {
         }
     }
     let _ = simd::select(detected);
+    // The paths as values: every `Platform` this CPU runs, through the `_on` methods at a
+    // run-time fold.
+    for pf in simd::Platform::all().into_iter().flatten() {
+        let fold = knob(&KNOBS.fold);
+        if let Ok(mut a) = DynAccumulator::<f64>::new(fold) {
+            let _ = a.add_slice_on(pf, &in64[..]);
+            let _ = a.add_running_on(pf, &in64[..], &mut out64[..]);
+            sink(a.value().bits() + pf.path().name().len() as u64);
+        }
+        if let Ok(mut a) = DynAccumulator::<f32>::new(fold.min(21)) {
+            let _ = a.add_slice_on(pf, &in32[..]);
+            let _ = a.add_running_on(pf, &in32[..], &mut out32[..]);
+            sink(a.value().bits());
+        }
+    }
+    sink(
+        simd::Platform::portable().path().name().len() as u64
+            + simd::Platform::current().path().name().len() as u64,
+    );
+    if let Some(pf) = Path::ALL
+        .get(knob(&KNOBS.path))
+        .and_then(|&p| simd::Platform::new(p))
+    {
+        sink(simd::Platform::detected().path().name().len() as u64 + pf.path().name().len() as u64);
+    }
     let _ = write!(Out, "{} {}", Error::Encoding(EncodingError::State), Dtype::F32);
     sink(
         reprosum_core::DEFAULT_FOLD as u64

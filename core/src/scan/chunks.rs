@@ -1,0 +1,212 @@
+//! The three passes over a chunk (see the parent module's notes): the path of every
+//! target, and of the elements the fast kernels leave.
+
+// The passes index [slot][element] arrays by both numbers on purpose.
+#![allow(clippy::needless_range_loop)]
+
+use super::*;
+
+/// The paths without a fast kernel: chunk by chunk.
+#[inline(always)]
+pub(super) fn chunks<T: Float, const K: usize>(
+    p: &mut [T; K],
+    c: &mut [T; K],
+    m: &mut Meta,
+    xs: &[T],
+    out: &mut [T],
+) {
+    for (xc, oc) in xs.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+        chunk::<T, K>(p, c, m, xc, oc);
+    }
+}
+
+/// The smallest magnitude (as `bits & !SIGN_BIT`) that would raise a window whose top bin
+/// is `top`, or 0 when any value might (an empty state, or the bottom bins where the index
+/// of subnormals is not a function of the exponent field alone). NaN and Inf are always at
+/// or above it.
+#[inline(always)]
+pub(super) fn raise_threshold<T: Float>(p0: T) -> u64 {
+    if p0.is_zero() {
+        return 0;
+    }
+    let top = T::window_index(p0) as u64;
+    // index(x) < top  <=>  field(x) >= MAX_EXP_FIELD + 1 - W * top  (normal x).
+    let field = (T::MAX_EXP_FIELD + 1).saturating_sub(T::BIN_WIDTH as u64 * top);
+    if field <= 1 {
+        0
+    } else {
+        field << T::MANT_BITS
+    }
+}
+
+/// One chunk (at most `CHUNK` elements).
+#[inline(always)]
+pub(super) fn chunk<T: Float, const K: usize>(
+    p: &mut [T; K],
+    c: &mut [T; K],
+    m: &mut Meta,
+    xs: &[T],
+    out: &mut [T],
+) {
+    let n = xs.len().min(out.len());
+    // The rest of the chunk, as slices that shrink from the front (no index to check).
+    let (mut xs, mut out) = (&xs[..n], &mut out[..n]);
+    while !xs.is_empty() {
+        let threshold = raise_threshold(p[0]);
+        // Usually nothing in the chunk raises the window: one vectorised maximum says so.
+        let run = if T::max_abs_bits(xs) < threshold {
+            xs.len()
+        } else {
+            xs.iter()
+                .position(|x| x.bits() & !T::SIGN_BIT >= threshold)
+                .unwrap_or(xs.len())
+        };
+        // `run` is at most the length of both (never fails).
+        let (Some((seg_x, rest_x)), Some((seg_o, rest_o))) = (
+            xs.split_at_checked(run),
+            core::mem::take(&mut out).split_at_mut_checked(run),
+        ) else {
+            break;
+        };
+        if run > 0 {
+            if m.pending > 0 {
+                binned::renorm(&mut p[..], &mut c[..]);
+                m.pending = 0;
+            }
+            segment::<T, K>(p, c, m, seg_x, seg_o);
+        }
+        (xs, out) = (rest_x, rest_o);
+        if let (Some((&x, rest_x)), Some((o, rest_o))) =
+            (xs.split_first(), core::mem::take(&mut out).split_first_mut())
+        {
+            // An element that may raise the window, or a special value: on its own.
+            let _ = binned::add_one(&mut p[..], &mut c[..], m, x);
+            *o = binned::value(&p[..], &c[..], m);
+            (xs, out) = (rest_x, rest_o);
+        }
+    }
+}
+
+/// A run of finite elements that do not raise the window of a renormalised, non-empty
+/// state (at most `CHUNK` of them).
+#[inline(always)]
+fn segment<T: Float, const K: usize>(p: &mut [T; K], c: &mut [T; K], m: &mut Meta, xs: &[T], out: &mut [T]) {
+    let n = xs.len().min(out.len()).min(CHUNK);
+    let w = T::window_index(p[0]);
+    let top = w == 0;
+    let b: [T; K] = core::array::from_fn(|j| T::bin(w + j));
+    let compress = T::pow2(T::COMPRESSION_EXP);
+    let half_expand = T::pow2(-T::COMPRESSION_EXP - 1);
+
+    // Pass 1: every element's piece for every slot, widened to f64.
+    let mut piece = [[0.0f64; CHUNK]; K];
+    if top {
+        pieces::<T, K, true>(&b, &xs[..n], &mut piece, compress, half_expand);
+    } else {
+        pieces::<T, K, false>(&b, &xs[..n], &mut piece, compress, half_expand);
+    }
+
+    // Pass 2: exact running sums, starting from each slot's remainder: an in-register
+    // scan of each group of 8 (three shift-and-add steps), plus the running total. Every
+    // sum is exact, so the grouping does not matter.
+    let mut total: [f64; K] = core::array::from_fn(|j| (p[j] - b[j]).to_f64());
+    for g in 0..n.div_ceil(8) {
+        // The slots' chains are independent: interleave them.
+        for (pj, tj) in piece.iter_mut().zip(total.iter_mut()) {
+            let Some(Ok(grp)) = pj.get_mut(g * 8..g * 8 + 8).map(<&mut [f64; 8]>::try_from) else {
+                continue;
+            };
+            let mut v = *grp;
+            v = add8(v, shift8::<1>(v));
+            v = add8(v, shift8::<2>(v));
+            v = add8(v, shift8::<4>(v));
+            for e in v.iter_mut() {
+                *e += *tj;
+            }
+            *tj = v[7];
+            *grp = v;
+        }
+    }
+
+    // Pass 3: renormalise every element's slots (remainder in [0, Q), carry), then convert.
+    // Loops over elements with the slot fixed, so that they vectorise.
+    let conv = Conversion::<K>::new::<T>(w);
+    let mut car = [[0.0f64; CHUNK]; K];
+    for j in 0..K {
+        let (q, inv_q, c0) = (conv.q[j], conv.inv_q[j], c[j].to_f64());
+        for (t, cr) in piece[j][..n].iter_mut().zip(car[j][..n].iter_mut()) {
+            let (rem, r) = split(*t, q, inv_q);
+            *t = rem;
+            *cr = c0 + r;
+        }
+    }
+    if m.flags != 0 {
+        // A NaN or Inf came earlier: every running value is the special one.
+        let v = binned::value(&[T::ZERO; K], &[T::ZERO; K], m);
+        out[..n].iter_mut().for_each(|o| *o = v);
+    } else {
+        let plain = conv.plain();
+        // The element number from a range bounded by CHUNK, so that it is seen to index
+        // the scratch arrays in bounds (n <= CHUNK).
+        for (i, o) in (0..CHUNK).zip(out[..n].iter_mut()) {
+            let rem: [f64; K] = core::array::from_fn(|j| piece[j][i]);
+            let cr: [f64; K] = core::array::from_fn(|j| car[j][i]);
+            *o = T::from_f64_round(if plain {
+                conv.apply_plain(&rem, &cr)
+            } else {
+                conv.apply(&rem, &cr)
+            });
+        }
+    }
+
+    // The state after the last element, renormalised.
+    if n > 0 {
+        for j in 0..K {
+            p[j] = b[j] + T::from_f64_round(piece[j][n - 1]);
+            c[j] = T::from_f64_round(car[j][n - 1]);
+        }
+    }
+    m.count += n as u64;
+}
+
+/// Pass 1 of [`segment`]: the piece of every element for every slot (`TOP`: the window
+/// starts at bin 0 and slot 0 holds compressed values, as in `binned::deposit`).
+#[inline(always)]
+fn pieces<T: Float, const K: usize, const TOP: bool>(
+    b: &[T; K],
+    xs: &[T],
+    piece: &mut [[f64; CHUNK]; K],
+    compress: T,
+    half_expand: T,
+) {
+    for (i, &x0) in xs.iter().enumerate().take(CHUNK) {
+        let mut x = x0;
+        for j in 0..K {
+            let incoming = if TOP && j == 0 { x * compress } else { x };
+            let q = b[j] + incoming.or_low_bit();
+            let d = b[j] - q; // minus the piece, exactly
+            piece[j][i] = -d.to_f64();
+            if j + 1 < K {
+                if TOP && j == 0 {
+                    let e = d * half_expand;
+                    x = x + e;
+                    x = x + e;
+                } else {
+                    x = x + d;
+                }
+            }
+        }
+    }
+}
+
+/// `v` moved up by `D` lanes, zeros shifted in.
+#[inline(always)]
+fn shift8<const D: usize>(v: [f64; 8]) -> [f64; 8] {
+    core::array::from_fn(|i| if i >= D { v[i - D] } else { 0.0 })
+}
+
+/// Lane-wise sum.
+#[inline(always)]
+fn add8(a: [f64; 8], b: [f64; 8]) -> [f64; 8] {
+    core::array::from_fn(|i| a[i] + b[i])
+}
