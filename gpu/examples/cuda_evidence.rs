@@ -6,8 +6,12 @@
 //! * `random [MAX_N]`: random inputs in several exponent ranges, sizes 1e3..MAX_N (default
 //!   1e8), folds 2, 3, 8, several launches, shuffled copies, cumsums into poisoned outputs;
 //!   all against the facade (multi-threaded core) by bits.
+//! * `folds [MAX_N]`: the run-time-fold kernels: random inputs in every exponent range at
+//!   f64 folds 12, 20, 32, 52 and f32 folds 12, 21, sizes 1e3..MAX_N (default 1e7), several
+//!   launches, shuffled copies, cumsums (up to 1e6 in every range, to MAX_N in two), against
+//!   the facade by bits; and every fold of each type (9..=52, 9..=21) once at 100003 values.
 //! * `large`: 2.5e9 values (past 2^31) of f32 and f64, sum and cumsum, against the facade.
-//! * `mid`: a mid-size run for compute-sanitizer (memcheck, racecheck).
+//! * `mid`: a mid-size run for compute-sanitizer (memcheck, racecheck), folds 3, 8 and 21.
 //!
 //! Prints one line per group and `EVIDENCE PASS`/`EVIDENCE FAIL` last; exit status 1 on any
 //! failure, 2 when there is no device.
@@ -256,15 +260,7 @@ fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
             let xs: Vec<T> = generate(dist, n, 1000 + di as u64 * 7919 + n as u64);
             let folds: &[usize] = if n <= 1_000_000 { &[2, 3, 8] } else { &[3] };
             for &k in folds {
-                let ls: Vec<Launch> = launches
-                    .iter()
-                    .copied()
-                    .filter(|l| {
-                        l.block
-                            .is_none_or(|b| b <= dev.max_sum_block::<T>(k).unwrap_or(0))
-                    })
-                    .collect();
-                sum_check(dev, dist, &xs, k, &ls, t);
+                sum_check(dev, dist, &xs, k, &sum_launches::<T>(dev, k, &launches), t);
             }
             if n <= 10_000_019 {
                 let sh = shuffled(&xs, n as u64);
@@ -304,6 +300,82 @@ fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
     }
 }
 
+/// The launches of the sum checks that `dev` takes at fold `k`.
+fn sum_launches<T: GpuFloat>(dev: &Device, k: usize, launches: &[Launch]) -> Vec<Launch> {
+    launches
+        .iter()
+        .copied()
+        .filter(|l| {
+            l.block
+                .is_none_or(|b| b <= dev.max_sum_block::<T>(k).unwrap_or(0))
+        })
+        .collect()
+}
+
+/// The run-time-fold kernels (folds above 8) against the facade: `folds` at every exponent
+/// range and size up to `max_n`, then every fold above 8 at one size.
+fn folds_t<T: Gen>(dev: &Device, folds: &[usize], max_n: usize, t: &mut Tally) {
+    let sizes: Vec<usize> = [1_000usize, 100_003, 1_000_000, 10_000_019]
+        .into_iter()
+        .filter(|&n| n <= max_n)
+        .collect();
+    let launches = [
+        Launch::default(),
+        Launch {
+            block: Some(64),
+            grid: Some(7),
+        },
+        Launch {
+            block: Some(96),
+            grid: None,
+        },
+    ];
+    let cl = [
+        Launch::default(),
+        Launch {
+            block: Some(32),
+            grid: None,
+        },
+    ];
+    for &k in folds {
+        for (di, dist) in DISTS.iter().enumerate() {
+            for &n in &sizes {
+                let t0 = Instant::now();
+                let (pass0, fail0) = (t.pass, t.fail);
+                let xs: Vec<T> = generate(dist, n, 5000 + k as u64 * 131 + di as u64 * 7919 + n as u64);
+                sum_check(dev, dist, &xs, k, &sum_launches::<T>(dev, k, &launches), t);
+                let sh = shuffled(&xs, n as u64 ^ k as u64);
+                sum_check(dev, &format!("{dist} shuffled"), &sh, k, &[Launch::default()], t);
+                if n <= 1_000_000 || di < 2 {
+                    cumsum_vs_core(dev, dist, &xs, k, if n <= 100_003 { &cl } else { &cl[..1] }, t);
+                }
+                println!(
+                    "folds {} k{k:>2} {dist:>11} n={n:>9}: {} passed, {} failed ({:.1} s)",
+                    std::any::type_name::<T>(),
+                    t.pass - pass0,
+                    t.fail - fail0,
+                    t0.elapsed().as_secs_f64()
+                );
+            }
+        }
+    }
+    let (pass0, fail0) = (t.pass, t.fail);
+    let t0 = Instant::now();
+    for k in 9..=T::MAX_FOLD {
+        let xs: Vec<T> = generate(DISTS[k % DISTS.len()], 100_003, 77 + k as u64);
+        sum_check(dev, "every fold", &xs, k, &[Launch::default()], t);
+        cumsum_vs_core(dev, "every fold", &xs, k, &[Launch::default()], t);
+    }
+    println!(
+        "folds {} 9..={} n=100003: {} passed, {} failed ({:.1} s)",
+        std::any::type_name::<T>(),
+        T::MAX_FOLD,
+        t.pass - pass0,
+        t.fail - fail0,
+        t0.elapsed().as_secs_f64()
+    );
+}
+
 fn large_t<T: Gen>(dev: &Device, n: usize, t: &mut Tally) {
     let t0 = Instant::now();
     let xs: Vec<T> = generate("signed_wide", n, 77);
@@ -324,7 +396,10 @@ fn mid(dev: &Device, t: &mut Tally) {
     for &n in &[100_003usize, 5_000] {
         let xs: Vec<f64> = generate("signed_wide", n, 5);
         let fs: Vec<f32> = generate("all_finite", n, 6);
-        for k in [3, 8] {
+        for k in [3, 8, 21] {
+            if k == 21 && n > 5_000 {
+                continue; // the run-time-fold kernels: a short input
+            }
             let ls = [
                 Launch::default(),
                 Launch {
@@ -386,10 +461,12 @@ fn main() {
                 let mut w = Tally::default();
                 run_vectors(&dev, reprosum_testkit::CORE_VECTORS, &mut w, &cl);
                 println!("core vectors: {} passed, {} failed", w.pass, w.fail);
-                for fold in 2..=8 {
+                for fold in test_folds::<f64>() {
                     let a: Vec<f64> = generate("all_finite", 5000, fold as u64);
                     let b: Vec<f64> = generate("tiny", 333, fold as u64);
                     merge_check(&dev, &a, &b, fold, &mut w);
+                }
+                for fold in test_folds::<f32>() {
                     let fa: Vec<f32> = generate("huge", 5000, fold as u64);
                     let fb: Vec<f32> = generate("unit", 333, fold as u64);
                     merge_check(&dev, &fa, &fb, fold, &mut w);
@@ -408,6 +485,18 @@ fn main() {
                 let max_n = max_n.unwrap_or(100_000_000);
                 random_t::<f64>(&dev, max_n, &mut t);
                 random_t::<f32>(&dev, max_n, &mut t);
+            }
+            "folds" => {
+                let max_n = args
+                    .get(i + 1)
+                    .and_then(|s| s.parse::<f64>().ok())
+                    .map(|x| x as usize);
+                if max_n.is_some() {
+                    i += 1;
+                }
+                let max_n = max_n.unwrap_or(10_000_019);
+                folds_t::<f64>(&dev, &[12, 20, 32, 52], max_n, &mut t);
+                folds_t::<f32>(&dev, &[12, 21], max_n, &mut t);
             }
             "large" => {
                 large_t::<f32>(&dev, 2_500_000_000, &mut t);
