@@ -233,26 +233,48 @@ fn cumsum_vs_core<T: GpuFloat>(
     });
 }
 
+/// The sum checks' launches: the default, 128 threads x 7 blocks, 96 threads, 1024 threads
+/// (those a fold's kernel takes: [`sum_launches`]).
+const SUM_LAUNCHES: [Launch; 4] = [
+    Launch {
+        block: None,
+        grid: None,
+    },
+    Launch {
+        block: Some(128),
+        grid: Some(7),
+    },
+    Launch {
+        block: Some(96),
+        grid: None,
+    },
+    Launch {
+        block: Some(1024),
+        grid: None,
+    },
+];
+
+/// One line for a group of checks: what, the checks passed and failed since `before`, the time.
+fn group_line(what: &str, t: &Tally, before: (u64, u64), t0: Instant) {
+    println!(
+        "{what}: {} passed, {} failed ({:.1} s)",
+        t.pass - before.0,
+        t.fail - before.1,
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+/// The sizes of `all` up to `max_n`.
+fn sizes_up_to(all: &[usize], max_n: usize) -> Vec<usize> {
+    all.iter().copied().filter(|&n| n <= max_n).collect()
+}
+
 fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
-    let sizes: Vec<usize> = [1_000usize, 10_007, 100_003, 1_000_000, 10_000_019, 100_000_000]
-        .into_iter()
-        .filter(|&n| n <= max_n)
-        .collect();
-    let launches = [
-        Launch::default(),
-        Launch {
-            block: Some(128),
-            grid: Some(7),
-        },
-        Launch {
-            block: Some(96),
-            grid: None,
-        },
-        Launch {
-            block: Some(1024),
-            grid: None,
-        },
-    ];
+    let sizes = sizes_up_to(
+        &[1_000, 10_007, 100_003, 1_000_000, 10_000_019, 100_000_000],
+        max_n,
+    );
+    let launches = SUM_LAUNCHES;
     for (di, dist) in DISTS.iter().enumerate() {
         for &n in &sizes {
             let t0 = Instant::now();
@@ -289,12 +311,11 @@ fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
                     );
                 }
             }
-            println!(
-                "random {} {dist:>11} n={n:>11}: {} passed, {} failed ({:.1} s)",
-                std::any::type_name::<T>(),
-                t.pass - pass0,
-                t.fail - fail0,
-                t0.elapsed().as_secs_f64()
+            group_line(
+                &format!("random {} {dist:>11} n={n:>11}", std::any::type_name::<T>()),
+                t,
+                (pass0, fail0),
+                t0,
             );
         }
     }
@@ -315,21 +336,8 @@ fn sum_launches<T: GpuFloat>(dev: &Device, k: usize, launches: &[Launch]) -> Vec
 /// The run-time-fold kernels (folds above 8) against the facade: `folds` at every exponent
 /// range and size up to `max_n`, then every fold above 8 at one size.
 fn folds_t<T: Gen>(dev: &Device, folds: &[usize], max_n: usize, t: &mut Tally) {
-    let sizes: Vec<usize> = [1_000usize, 100_003, 1_000_000, 10_000_019]
-        .into_iter()
-        .filter(|&n| n <= max_n)
-        .collect();
-    let launches = [
-        Launch::default(),
-        Launch {
-            block: Some(64),
-            grid: Some(7),
-        },
-        Launch {
-            block: Some(96),
-            grid: None,
-        },
-    ];
+    let sizes = sizes_up_to(&[1_000, 100_003, 1_000_000, 10_000_019], max_n);
+    let launches = &SUM_LAUNCHES[..3];
     let cl = [
         Launch::default(),
         Launch {
@@ -343,18 +351,17 @@ fn folds_t<T: Gen>(dev: &Device, folds: &[usize], max_n: usize, t: &mut Tally) {
                 let t0 = Instant::now();
                 let (pass0, fail0) = (t.pass, t.fail);
                 let xs: Vec<T> = generate(dist, n, 5000 + k as u64 * 131 + di as u64 * 7919 + n as u64);
-                sum_check(dev, dist, &xs, k, &sum_launches::<T>(dev, k, &launches), t);
+                sum_check(dev, dist, &xs, k, &sum_launches::<T>(dev, k, launches), t);
                 let sh = shuffled(&xs, n as u64 ^ k as u64);
                 sum_check(dev, &format!("{dist} shuffled"), &sh, k, &[Launch::default()], t);
                 if n <= 1_000_000 || di < 2 {
                     cumsum_vs_core(dev, dist, &xs, k, if n <= 100_003 { &cl } else { &cl[..1] }, t);
                 }
-                println!(
-                    "folds {} k{k:>2} {dist:>11} n={n:>9}: {} passed, {} failed ({:.1} s)",
-                    std::any::type_name::<T>(),
-                    t.pass - pass0,
-                    t.fail - fail0,
-                    t0.elapsed().as_secs_f64()
+                group_line(
+                    &format!("folds {} k{k:>2} {dist:>11} n={n:>9}", std::any::type_name::<T>()),
+                    t,
+                    (pass0, fail0),
+                    t0,
                 );
             }
         }
@@ -366,13 +373,15 @@ fn folds_t<T: Gen>(dev: &Device, folds: &[usize], max_n: usize, t: &mut Tally) {
         sum_check(dev, "every fold", &xs, k, &[Launch::default()], t);
         cumsum_vs_core(dev, "every fold", &xs, k, &[Launch::default()], t);
     }
-    println!(
-        "folds {} 9..={} n=100003: {} passed, {} failed ({:.1} s)",
-        std::any::type_name::<T>(),
-        T::MAX_FOLD,
-        t.pass - pass0,
-        t.fail - fail0,
-        t0.elapsed().as_secs_f64()
+    group_line(
+        &format!(
+            "folds {} 9..={} n=100003",
+            std::any::type_name::<T>(),
+            T::MAX_FOLD
+        ),
+        t,
+        (pass0, fail0),
+        t0,
     );
 }
 
@@ -421,6 +430,17 @@ fn mid(dev: &Device, t: &mut Tally) {
         }
     }
     println!("mid: {} passed, {} failed", t.pass, t.fail);
+}
+
+/// A mode's optional size argument after `args[*i]` (then `*i` moves past it), else `default`.
+fn size_arg(args: &[String], i: &mut usize, default: usize) -> usize {
+    match args.get(*i + 1).and_then(|s| s.parse::<f64>().ok()) {
+        Some(x) => {
+            *i += 1;
+            x as usize
+        }
+        None => default,
+    }
 }
 
 fn main() {
@@ -475,26 +495,12 @@ fn main() {
                 t.fail += v.fail + w.fail;
             }
             "random" => {
-                let max_n = args
-                    .get(i + 1)
-                    .and_then(|s| s.parse::<f64>().ok())
-                    .map(|x| x as usize);
-                if max_n.is_some() {
-                    i += 1;
-                }
-                let max_n = max_n.unwrap_or(100_000_000);
+                let max_n = size_arg(&args, &mut i, 100_000_000);
                 random_t::<f64>(&dev, max_n, &mut t);
                 random_t::<f32>(&dev, max_n, &mut t);
             }
             "folds" => {
-                let max_n = args
-                    .get(i + 1)
-                    .and_then(|s| s.parse::<f64>().ok())
-                    .map(|x| x as usize);
-                if max_n.is_some() {
-                    i += 1;
-                }
-                let max_n = max_n.unwrap_or(10_000_019);
+                let max_n = size_arg(&args, &mut i, 10_000_019);
                 folds_t::<f64>(&dev, &[12, 20, 32, 52], max_n, &mut t);
                 folds_t::<f32>(&dev, &[12, 21], max_n, &mut t);
             }

@@ -157,8 +157,11 @@ struct RsFold<K, true> {
   RS_MEMBER int get() const { return v; }
 };
 
-// Unrolls a loop over the slots of a constant fold (K > 0) only.
-#define RS_UNROLL_K _Pragma("unroll (K > 0 ? K : 1)")
+// Unrolls a loop over the slots of a constant fold (K > 0) only (the count unparenthesised:
+// clang's CUDA mode refuses a parenthesised one).
+template <int K>
+constexpr int rs_unroll_k = K > 0 ? K : 1;
+#define RS_UNROLL_K _Pragma("unroll rs_unroll_k<K>")
 
 // A per-thread state: primaries, carries, flags, deposits since the last renorm, the fold.
 template <typename T, int K>

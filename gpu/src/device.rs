@@ -1420,7 +1420,8 @@ impl<R: Runtime> Device<R> {
     fn self_check(&self) -> Result<(), GpuError> {
         let xs = self_check_input();
         let fs: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
-        for fold in [2, 3, 8] {
+        // The tuned kernels at three folds, the run-time-fold ones at f32's largest.
+        for fold in [2, 3, 8, 21] {
             self.self_check_one(&xs, fold)?;
             self.self_check_one(&fs, fold)?;
         }

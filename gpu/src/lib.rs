@@ -53,6 +53,25 @@ pub fn check_fold<T: reprosum_core::Float>(fold: usize) -> Result<(), GpuError> 
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fold_of_the_format_and_no_other() {
+        for k in [0, 1, 53, 64] {
+            assert_eq!(check_fold::<f64>(k), Err(GpuError::UnsupportedFold(k)));
+        }
+        for k in [0, 1, 22, 52] {
+            assert_eq!(check_fold::<f32>(k), Err(GpuError::UnsupportedFold(k)));
+        }
+        assert!((2..=52).all(|k| check_fold::<f64>(k).is_ok()));
+        assert!((2..=21).all(|k| check_fold::<f32>(k).is_ok()));
+        assert_eq!(*GPU_FOLDS.end(), 52);
+        assert!(TUNED_FOLDS.clone().all(|k| GPU_FOLDS.contains(&k)));
+    }
+}
+
 /// Layout constants of the kernels that both hosts use.
 #[cfg(any(feature = "cuda", feature = "hip"))]
 mod layout {

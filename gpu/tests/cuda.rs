@@ -22,19 +22,7 @@ mod gpu_common;
 
 use gpu_common::*;
 use reprosum_gpu::cuda::{self, Launch};
-use reprosum_gpu::{check_fold, GpuError};
-
-#[test]
-fn every_fold_of_the_format_and_no_other() {
-    for k in [0, 1, 53, 64] {
-        assert_eq!(check_fold::<f64>(k), Err(GpuError::UnsupportedFold(k)));
-    }
-    for k in [0, 1, 22, 52] {
-        assert_eq!(check_fold::<f32>(k), Err(GpuError::UnsupportedFold(k)));
-    }
-    assert!((2..=52).all(|k| check_fold::<f64>(k).is_ok()));
-    assert!((2..=21).all(|k| check_fold::<f32>(k).is_ok()));
-}
+use reprosum_gpu::GpuError;
 
 #[test]
 fn probe_expectations_are_the_ieee_results() {

@@ -23,7 +23,7 @@ mod gpu_common;
 
 use gpu_common::*;
 use reprosum_gpu::hip::{self, Launch};
-use reprosum_gpu::{check_fold, GpuError};
+use reprosum_gpu::GpuError;
 
 /// The entries of a clang offload bundle: (id, bytes).
 fn bundle_entries(b: &[u8]) -> Vec<(String, &[u8])> {
@@ -106,18 +106,6 @@ fn bundle_holds_one_code_object_per_target_with_its_wave_width() {
         );
         println!("{target}: {} bytes, 93 kernels, wave{want_wave}", elf.len());
     }
-}
-
-#[test]
-fn every_fold_of_the_format_and_no_other() {
-    for k in [0, 1, 53, 64] {
-        assert_eq!(check_fold::<f64>(k), Err(GpuError::UnsupportedFold(k)));
-    }
-    for k in [0, 1, 22, 52] {
-        assert_eq!(check_fold::<f32>(k), Err(GpuError::UnsupportedFold(k)));
-    }
-    assert!((2..=52).all(|k| check_fold::<f64>(k).is_ok()));
-    assert!((2..=21).all(|k| check_fold::<f32>(k).is_ok()));
 }
 
 #[test]
