@@ -22,9 +22,11 @@
 //
 // Build: g++ -std=c++20 -O1 -ffp-contract=off -pthread gpu/tests/emu/emu.cpp -o emu
 // Run:   ./emu [--warp 32|64] [--sched asc|desc|rand] [--variant V] [--drop-sync LINE]
-//            [--mutate-syncs [--allow-undetected LINE]] [--expect-fail] [--random SEED]
+//            [--mutate-syncs [--allow-undetected LINE]] [--expect-fail] [--random SEED] [--max-fold K]
 //            tests/vectors/core_vectors.txt [block ...]
 //   --random SEED adds generated long cases (see gen_case) to the file's cases.
+//   --max-fold K skips the cases of larger folds (the barrier-removal run: folds 2..12 take
+//   both the kernels built for each fold and, from 9, the run-time-fold ones).
 //   A case with a `start` field (the kernels' layout of a state: K primaries, K carries,
 //   the flags slot; written with reprosum-core's expected bits by the example
 //   emu_from_cases) is a cumulative sum continued from that state: the scan kernels get it
@@ -572,11 +574,15 @@ static void add_generated(std::vector<Case>& cs, unsigned long long seed) {
   cs.push_back(gen_case<float, 8>("mixed", seed + 5, 4500));
 }
 
+// The largest fold of the cases run (--max-fold: a shorter run that still takes the
+// run-time-fold kernels, from fold 9).
+static int g_max_fold = 64;
+
 // Runs every usable case at every block size, grids 1 and 3; returns (passed, failed, skipped).
 static void run_all(const std::vector<Case>& cs, const std::vector<unsigned>& blocks, int& pass, int& fail, int& skip) {
   pass = fail = skip = 0;
   for (const Case& c : cs) {
-    if (c.gen || c.in.size() > 200000) { ++skip; continue; }
+    if (c.gen || c.in.size() > 200000 || c.fold > g_max_fold) { ++skip; continue; }
     for (unsigned b : blocks)
       for (unsigned g : {1u, 3u}) {
         // The grid changes only the sum kernel's launch; a case with a start is there for
@@ -608,6 +614,7 @@ int main(int argc, char** argv) {
     else if (o == "--allow-undetected") allowed.insert(atoi(val().c_str()));
     else if (o == "--expect-fail") expect_fail = true;
     else if (o == "--random") random_seed = std::stoull(val());
+    else if (o == "--max-fold") g_max_fold = atoi(val().c_str());
     else if (o == "--ignore-start") {
       std::string v = val();
       g_ignore_start = v == "fixed" ? IS_FIXED : v == "general" ? IS_GENERAL : v == "tile0" ? IS_TILE0 : IS_NONE;
@@ -657,10 +664,10 @@ int main(int argc, char** argv) {
   }
   run_all(cs, blocks, pass, fail, skip);
   if (g_fibers)
-    printf("emu: fibers wave%u sched %s variant %d drop-sync %d: %d passed, %d failed, %d cases skipped (generated or long)\n",
+    printf("emu: fibers wave%u sched %s variant %d drop-sync %d: %d passed, %d failed, %d cases skipped (generated, long or past --max-fold)\n",
            g_warp, sched, (int)g_variant, g_drop_line, pass, fail, skip);
   else
-    printf("emu: %d passed, %d failed, %d cases skipped (generated or long)\n", pass, fail, skip);
+    printf("emu: %d passed, %d failed, %d cases skipped (generated, long or past --max-fold)\n", pass, fail, skip);
   if (expect_fail) {
     printf("emu: expected failure: %s\n", fail ? "yes (the broken variant was caught)" : "NO, the broken variant passed");
     return fail ? 0 : 1;
