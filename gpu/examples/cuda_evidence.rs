@@ -234,7 +234,7 @@ fn cumsum_vs_core<T: GpuFloat>(
 }
 
 /// The sum checks' launches: the default, 128 threads x 7 blocks, 96 threads, 1024 threads
-/// (those a fold's kernel takes: [`sum_launches`]).
+/// (those a fold's kernel takes: `fitting`).
 const SUM_LAUNCHES: [Launch; 4] = [
     Launch {
         block: None,
@@ -282,7 +282,7 @@ fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
             let xs: Vec<T> = generate(dist, n, 1000 + di as u64 * 7919 + n as u64);
             let folds: &[usize] = if n <= 1_000_000 { &[2, 3, 8] } else { &[3] };
             for &k in folds {
-                sum_check(dev, dist, &xs, k, &sum_launches::<T>(dev, k, &launches), t);
+                sum_check(dev, dist, &xs, k, &fitting::<T>(dev, k, &launches, false), t);
             }
             if n <= 10_000_019 {
                 let sh = shuffled(&xs, n as u64);
@@ -321,18 +321,6 @@ fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
     }
 }
 
-/// The launches of the sum checks that `dev` takes at fold `k`.
-fn sum_launches<T: GpuFloat>(dev: &Device, k: usize, launches: &[Launch]) -> Vec<Launch> {
-    launches
-        .iter()
-        .copied()
-        .filter(|l| {
-            l.block
-                .is_none_or(|b| b <= dev.max_sum_block::<T>(k).unwrap_or(0))
-        })
-        .collect()
-}
-
 /// The run-time-fold kernels (folds above 8) against the facade: `folds` at every exponent
 /// range and size up to `max_n`, then every fold above 8 at one size.
 fn folds_t<T: Gen>(dev: &Device, folds: &[usize], max_n: usize, t: &mut Tally) {
@@ -351,7 +339,7 @@ fn folds_t<T: Gen>(dev: &Device, folds: &[usize], max_n: usize, t: &mut Tally) {
                 let t0 = Instant::now();
                 let (pass0, fail0) = (t.pass, t.fail);
                 let xs: Vec<T> = generate(dist, n, 5000 + k as u64 * 131 + di as u64 * 7919 + n as u64);
-                sum_check(dev, dist, &xs, k, &sum_launches::<T>(dev, k, launches), t);
+                sum_check(dev, dist, &xs, k, &fitting::<T>(dev, k, launches, false), t);
                 let sh = shuffled(&xs, n as u64 ^ k as u64);
                 sum_check(dev, &format!("{dist} shuffled"), &sh, k, &[Launch::default()], t);
                 if n <= 1_000_000 || di < 2 {

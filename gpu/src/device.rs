@@ -515,6 +515,18 @@ impl<R: Runtime> Device<R> {
         Ok(f.max_threads.min(fit as u32))
     }
 
+    /// The largest block size the cumulative sum of this type and fold takes on this device
+    /// (the general tile-scan kernel's limit and the device's shared memory).
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`].
+    pub fn max_cumsum_block<T: GpuFloat>(&self, fold: usize) -> Result<u32, GpuError> {
+        let f = self.kernels::<T>(fold)?.tile_scan;
+        let (per, fixed) = scan_smem::<T>(fold);
+        let fit = (self.max_smem as usize).saturating_sub(fixed) / per;
+        Ok(f.max_threads.min(fit as u32))
+    }
+
     fn bind(&self) -> Result<Bound<R>, GpuError> {
         Bound::bind(self.ctx)
     }
@@ -801,10 +813,10 @@ impl<R: Runtime> Device<R> {
             return Err(GpuError::InvalidPointer("null or misaligned input or output"));
         }
         let slots = 2 * fold + 1;
-        let per_thread = slots * T::BYTES + (T::TILE_ITEMS as usize + 1) * T::BYTES;
         let rake = RAKE * slots * T::BYTES;
+        let (per_thread, scan_fixed) = scan_smem::<T>(fold);
         let (block, smem_scan) =
-            self.block_for(&k.tile_scan, launch.block, CUMSUM_BLOCK, per_thread, 16 + rake)?;
+            self.block_for(&k.tile_scan, launch.block, CUMSUM_BLOCK, per_thread, scan_fixed)?;
         let tile = block as u64 * T::TILE_ITEMS as u64;
         let ntiles = (n as u64).div_ceil(tile);
         if ntiles > i32::MAX as u64 {
@@ -1548,6 +1560,16 @@ pub fn probe_cases() -> (Vec<u64>, Vec<u32>, Vec<u64>, Vec<u32>) {
         want32.push((f64::from_bits(in64[24 + i]) as f32).to_bits());
     }
     (in64, in32, want64, want32)
+}
+
+/// The general tile-scan kernel's shared memory at `fold`: bytes per thread (a state and a
+/// padded run of the tile) and fixed bytes (a 16-byte header, the raking threads' states).
+fn scan_smem<T: GpuFloat>(fold: usize) -> (usize, usize) {
+    let slots = 2 * fold + 1;
+    (
+        slots * T::BYTES + (T::TILE_ITEMS as usize + 1) * T::BYTES,
+        16 + RAKE * slots * T::BYTES,
+    )
 }
 
 fn le_word(b: &[u8], size: usize) -> u64 {

@@ -31,6 +31,22 @@ impl Tally {
     }
 }
 
+/// The launches of `ls` whose block the device's kernels of this type take at `fold`: the
+/// sum's largest block, or with `cumsum` the cumulative sum's (their shared memory grows with
+/// the fold; a larger block is an `InvalidLaunch` error).
+pub fn fitting<T: GpuFloat>(dev: &Device, fold: usize, ls: &[Launch], cumsum: bool) -> Vec<Launch> {
+    let max = if cumsum {
+        dev.max_cumsum_block::<T>(fold)
+    } else {
+        dev.max_sum_block::<T>(fold)
+    }
+    .unwrap_or(0);
+    ls.iter()
+        .copied()
+        .filter(|l| l.block.is_none_or(|b| b <= max))
+        .collect()
+}
+
 /// Launch settings every vectors case runs with (block sizes include non-powers of two).
 pub fn launches(dev: &Device) -> Vec<Launch> {
     let _ = dev;
@@ -78,7 +94,7 @@ pub fn run_case<T: GpuFloat>(dev: &Device, c: &Case, xs: &[T], t: &mut Tally, cu
             return;
         }
     };
-    for l in launches(dev) {
+    for l in fitting::<T>(dev, c.fold, &launches(dev), false) {
         // Skip one-thread launches on long inputs (slow, and covered by shorter cases).
         if l.block == Some(1) && xs.len() > 100_000 {
             continue;
@@ -136,7 +152,7 @@ pub fn cumsum_check<T: GpuFloat>(
         Ok(o) => o,
         Err(e) => return t.check(false, || format!("{name}: alloc: {e}")),
     };
-    for l in cumsum_launches {
+    for l in &fitting::<T>(dev, fold, cumsum_launches, true) {
         if out.fill_bytes(0xA5).is_err() {
             return t.check(false, || format!("{name}: poison"));
         }
@@ -427,7 +443,8 @@ pub fn from_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
                 // Every path and two launches at some lengths; the default buffer path at all.
                 let every = n == 100_000 || n == 2049;
                 let launches: &[Launch] = if every { &small } else { &default };
-                from_paths(dev, &name, start, &xs, &want, every || n <= 2, launches, t);
+                let launches = fitting::<T>(dev, fold, launches, true);
+                from_paths(dev, &name, start, &xs, &want, every || n <= 2, &launches, t);
             }
         }
     }
