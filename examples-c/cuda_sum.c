@@ -7,9 +7,9 @@
  *      target/release/libreprosum.a -L/usr/local/cuda/lib64 -lcudart \
  *      -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o cuda_sum
  *
- * Device pointers (used in place), host pointers (copied), streams, every fold 2..8, f32
- * and f64, cumulative sums into poisoned outputs (and in place), and the refusals
- * (host input with device output, a fold the kernels lack). Prints "N passed, M failed".
+ * Device pointers (used in place), host pointers (copied), streams, folds 2..8, 12 and 21
+ * (the run-time-fold kernels), f32 and f64, cumulative sums into poisoned outputs (and in
+ * place), and the refusals (host input with device output, a fold past ADN_MAX_FOLD_GPU). Prints "N passed, M failed".
  */
 #include <cuda_runtime.h>
 #include <inttypes.h>
@@ -72,7 +72,9 @@ int main(void) {
         cudaStream_t st;
         CUDA(cudaStreamCreate(&st));
         char what[160];
-        for (unsigned k = 2; k <= 8; k++) {
+        static const unsigned folds[] = {2, 3, 4, 5, 6, 7, 8, 12, 21};
+        for (size_t fi = 0; fi < sizeof folds / sizeof folds[0]; fi++) {
+            const unsigned k = folds[fi];
             double cpu, dev, host, strm;
             float cpuf, devf, hostf, strmf;
             expect(adn_sum_f64_fold(x, n, k, &cpu) == ADN_OK, "cpu sum f64");
@@ -118,7 +120,8 @@ int main(void) {
         }
         /* Refusals: nothing written. */
         double keep = -1.0;
-        expect(adn_cuda_sum_f64_fold(dx, n, 9, &keep) == ADN_INVALID_FOLD && keep == -1.0, "fold 9 refused");
+        expect(adn_cuda_sum_f64_fold(dx, n, ADN_MAX_FOLD_GPU + 1, &keep) == ADN_INVALID_FOLD && keep == -1.0,
+               "fold past ADN_MAX_FOLD_GPU refused");
         expect(adn_cuda_cumsum_f64(x, dcx, n) == ADN_INVALID_POINTER, "host input, device output refused");
         expect(adn_cuda_sum_f64(dx, n, NULL) == ADN_NULL_POINTER, "NULL out refused");
         CUDA(cudaStreamDestroy(st));

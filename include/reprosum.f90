@@ -103,7 +103,7 @@ module reprosum
   integer(c_int), parameter, public :: ADN_DEFAULT_FOLD = 3
   integer(c_int), parameter, public :: ADN_MAX_FOLD_F64 = 52
   integer(c_int), parameter, public :: ADN_MAX_FOLD_F32 = 21
-  integer(c_int), parameter, public :: ADN_MAX_FOLD_GPU = 8
+  integer(c_int), parameter, public :: ADN_MAX_FOLD_GPU = 52
   integer(c_int64_t), parameter, public :: ADN_CAPACITY_F64 = 9223372036854773760_c_int64_t
   integer(c_int64_t), parameter, public :: ADN_CAPACITY_F32 = 4294966784_c_int64_t
   integer(c_size_t), parameter, public :: ADN_ACC_ENCODED_MAX = 852

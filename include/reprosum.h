@@ -5,8 +5,8 @@
  * THE PROMISE. A sum depends only on the multiset of values, the type and the fold K: not on
  * the order, the thread count, the chunking, the machine or the device (CPU, CUDA, HIP), and
  * for finite input it has the bits of ReproBLAS's binned sum at the same K. cumsum(x)[i] has
- * the bits of sum(x[0..i]). Folds: 2..52 (double), 2..21 (float) on the CPU; 2..8
- * (ADN_MAX_FOLD_GPU) on a GPU. Error about n * 2^(-W(K-1)) * max|x| (W = 40 double, 13
+ * the bits of sum(x[0..i]). Folds: 2..52 (double), 2..21 (float), on the CPU and on a GPU
+ * (ADN_MAX_FOLD_GPU = 52). Error about n * 2^(-W(K-1)) * max|x| (W = 40 double, 13
  * float); NaN, or +Inf with -Inf, gives the canonical quiet NaN; an Inf of one sign wins;
  * overflow gives +-Inf (see README.md).
  *
@@ -118,10 +118,11 @@
 #define ADN_MAX_FOLD_F32 21
 
 /**
- * The largest fold of a GPU sum (`adn_cuda_*`, `adn_hip_*`), double or float; a larger
- * fold there is `ADN_INVALID_FOLD`.
+ * The largest fold of a GPU sum (`adn_cuda_*`, `adn_hip_*`): every fold of the format runs
+ * on the GPU, so this is `ADN_MAX_FOLD_F64` (a float's largest is `ADN_MAX_FOLD_F32`, as on
+ * the CPU); a larger fold there is `ADN_INVALID_FOLD`.
  */
-#define ADN_MAX_FOLD_GPU 8
+#define ADN_MAX_FOLD_GPU 52
 
 /**
  * The most `double` values one sum or accumulator may hold and keep the guarantee:
@@ -878,7 +879,7 @@ adn_status adn_cuda_cumsum_f32_stream(const float *input, float *out, size_t n, 
 /**
  * Adds `n` doubles to `*acc` on the CUDA device: `x` is a device pointer (used in place
  * on the device that holds it) or a host pointer (copied to the current device); the fold
- * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * is the accumulator's (any fold). Afterwards `*acc` has exactly the state
  * `adn_acc_f64_add_array` gives on the same values; on any error it is unchanged.
  * `*acc` itself is host memory.
  *
@@ -901,7 +902,7 @@ adn_status adn_cuda_acc_f64_add_array_stream(struct adn_acc_f64 *acc, const doub
 /**
  * Adds `n` floats to `*acc` on the CUDA device: `x` is a device pointer (used in place
  * on the device that holds it) or a host pointer (copied to the current device); the fold
- * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * is the accumulator's (any fold). Afterwards `*acc` has exactly the state
  * `adn_acc_f32_add_array` gives on the same values; on any error it is unchanged.
  * `*acc` itself is host memory.
  *
@@ -924,7 +925,7 @@ adn_status adn_cuda_acc_f32_add_array_stream(struct adn_acc_f32 *acc, const floa
 /**
  * The reproducible cumulative sum of `n` doubles continued from `*start`, on the CUDA
  * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
- * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f64_from` gives. Memory rules as
+ * `*start`'s fold (any fold), as `adn_cumsum_f64_from` gives. Memory rules as
  * `adn_cuda_cumsum_f64`; `*start` is host memory, only read.
  *
  * # Safety
@@ -946,7 +947,7 @@ adn_status adn_cuda_cumsum_f64_from_stream(const struct adn_acc_f64 *start, cons
 /**
  * The reproducible cumulative sum of `n` floats continued from `*start`, on the CUDA
  * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
- * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f32_from` gives. Memory rules as
+ * `*start`'s fold (any fold), as `adn_cumsum_f32_from` gives. Memory rules as
  * `adn_cuda_cumsum_f32`; `*start` is host memory, only read.
  *
  * # Safety
@@ -1100,7 +1101,7 @@ adn_status adn_hip_cumsum_f32_stream(const float *input, float *out, size_t n, u
 /**
  * Adds `n` doubles to `*acc` on the HIP (AMD) device: `x` is a device pointer (used in place
  * on the device that holds it) or a host pointer (copied to the current device); the fold
- * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * is the accumulator's (any fold). Afterwards `*acc` has exactly the state
  * `adn_acc_f64_add_array` gives on the same values; on any error it is unchanged.
  * `*acc` itself is host memory.
  *
@@ -1123,7 +1124,7 @@ adn_status adn_hip_acc_f64_add_array_stream(struct adn_acc_f64 *acc, const doubl
 /**
  * Adds `n` floats to `*acc` on the HIP (AMD) device: `x` is a device pointer (used in place
  * on the device that holds it) or a host pointer (copied to the current device); the fold
- * is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+ * is the accumulator's (any fold). Afterwards `*acc` has exactly the state
  * `adn_acc_f32_add_array` gives on the same values; on any error it is unchanged.
  * `*acc` itself is host memory.
  *
@@ -1146,7 +1147,7 @@ adn_status adn_hip_acc_f32_add_array_stream(struct adn_acc_f32 *acc, const float
 /**
  * The reproducible cumulative sum of `n` doubles continued from `*start`, on the HIP (AMD)
  * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
- * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f64_from` gives. Memory rules as
+ * `*start`'s fold (any fold), as `adn_cumsum_f64_from` gives. Memory rules as
  * `adn_hip_cumsum_f64`; `*start` is host memory, only read.
  *
  * # Safety
@@ -1168,7 +1169,7 @@ adn_status adn_hip_cumsum_f64_from_stream(const struct adn_acc_f64 *start, const
 /**
  * The reproducible cumulative sum of `n` floats continued from `*start`, on the HIP (AMD)
  * device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
- * `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f32_from` gives. Memory rules as
+ * `*start`'s fold (any fold), as `adn_cumsum_f32_from` gives. Memory rules as
  * `adn_hip_cumsum_f32`; `*start` is host memory, only read.
  *
  * # Safety

@@ -474,7 +474,7 @@ static inline adn_status adn_mpi_cumsum_f32(const float *input, float *out, size
 
 /* adn_mpi_sum_f64 of shards in CUDA device memory (or host memory: the entry points accept
  * both), added on the current device by adn_cuda_acc_f64_add_array; *out is host memory.
- * Folds 2..ADN_MAX_FOLD_GPU (8). ADN_NOT_BUILT on every rank if the library lacks CUDA. */
+ * Every fold (2..ADN_MAX_FOLD_F64, the same as ADN_MAX_FOLD_GPU). ADN_NOT_BUILT on every rank if the library lacks CUDA. */
 static inline adn_status adn_mpi_cuda_sum_f64(const double *x, size_t n, unsigned int fold, double *out,
                                               MPI_Comm comm) {
     return adn_mpi_sum_(x, n, fold, out, comm, 1, 1);

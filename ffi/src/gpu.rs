@@ -361,7 +361,7 @@ pub unsafe extern "C" fn adn_cuda_cumsum_f32_stream(
 
 /// Adds `n` doubles to `*acc` on the CUDA device: `x` is a device pointer (used in place
 /// on the device that holds it) or a host pointer (copied to the current device); the fold
-/// is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+/// is the accumulator's (any fold). Afterwards `*acc` has exactly the state
 /// `adn_acc_f64_add_array` gives on the same values; on any error it is unchanged.
 /// `*acc` itself is host memory.
 ///
@@ -397,7 +397,7 @@ pub unsafe extern "C" fn adn_cuda_acc_f64_add_array_stream(
 
 /// Adds `n` floats to `*acc` on the CUDA device: `x` is a device pointer (used in place
 /// on the device that holds it) or a host pointer (copied to the current device); the fold
-/// is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+/// is the accumulator's (any fold). Afterwards `*acc` has exactly the state
 /// `adn_acc_f32_add_array` gives on the same values; on any error it is unchanged.
 /// `*acc` itself is host memory.
 ///
@@ -433,7 +433,7 @@ pub unsafe extern "C" fn adn_cuda_acc_f32_add_array_stream(
 
 /// The reproducible cumulative sum of `n` doubles continued from `*start`, on the CUDA
 /// device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
-/// `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f64_from` gives. Memory rules as
+/// `*start`'s fold (any fold), as `adn_cumsum_f64_from` gives. Memory rules as
 /// `adn_cuda_cumsum_f64`; `*start` is host memory, only read.
 ///
 /// # Safety
@@ -470,7 +470,7 @@ pub unsafe extern "C" fn adn_cuda_cumsum_f64_from_stream(
 
 /// The reproducible cumulative sum of `n` floats continued from `*start`, on the CUDA
 /// device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
-/// `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f32_from` gives. Memory rules as
+/// `*start`'s fold (any fold), as `adn_cumsum_f32_from` gives. Memory rules as
 /// `adn_cuda_cumsum_f32`; `*start` is host memory, only read.
 ///
 /// # Safety
@@ -707,7 +707,7 @@ pub unsafe extern "C" fn adn_hip_cumsum_f32_stream(
 
 /// Adds `n` doubles to `*acc` on the HIP (AMD) device: `x` is a device pointer (used in place
 /// on the device that holds it) or a host pointer (copied to the current device); the fold
-/// is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+/// is the accumulator's (any fold). Afterwards `*acc` has exactly the state
 /// `adn_acc_f64_add_array` gives on the same values; on any error it is unchanged.
 /// `*acc` itself is host memory.
 ///
@@ -743,7 +743,7 @@ pub unsafe extern "C" fn adn_hip_acc_f64_add_array_stream(
 
 /// Adds `n` floats to `*acc` on the HIP (AMD) device: `x` is a device pointer (used in place
 /// on the device that holds it) or a host pointer (copied to the current device); the fold
-/// is the accumulator's (2 to 8 on the GPU). Afterwards `*acc` has exactly the state
+/// is the accumulator's (any fold). Afterwards `*acc` has exactly the state
 /// `adn_acc_f32_add_array` gives on the same values; on any error it is unchanged.
 /// `*acc` itself is host memory.
 ///
@@ -779,7 +779,7 @@ pub unsafe extern "C" fn adn_hip_acc_f32_add_array_stream(
 
 /// The reproducible cumulative sum of `n` doubles continued from `*start`, on the HIP (AMD)
 /// device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
-/// `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f64_from` gives. Memory rules as
+/// `*start`'s fold (any fold), as `adn_cumsum_f64_from` gives. Memory rules as
 /// `adn_hip_cumsum_f64`; `*start` is host memory, only read.
 ///
 /// # Safety
@@ -816,7 +816,7 @@ pub unsafe extern "C" fn adn_hip_cumsum_f64_from_stream(
 
 /// The reproducible cumulative sum of `n` floats continued from `*start`, on the HIP (AMD)
 /// device: `out[i]` gets the bits of the value of `*start` merged with `input[0..=i]`, at
-/// `*start`'s fold (2 to 8 on the GPU), as `adn_cumsum_f32_from` gives. Memory rules as
+/// `*start`'s fold (any fold), as `adn_cumsum_f32_from` gives. Memory rules as
 /// `adn_hip_cumsum_f32`; `*start` is host memory, only read.
 ///
 /// # Safety

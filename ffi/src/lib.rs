@@ -52,9 +52,10 @@ pub const ADN_DEFAULT_FOLD: u32 = 3;
 pub const ADN_MAX_FOLD_F64: u32 = 52;
 /// The largest fold of a `float` sum.
 pub const ADN_MAX_FOLD_F32: u32 = 21;
-/// The largest fold of a GPU sum (`adn_cuda_*`, `adn_hip_*`), double or float; a larger
-/// fold there is `ADN_INVALID_FOLD`.
-pub const ADN_MAX_FOLD_GPU: u32 = 8;
+/// The largest fold of a GPU sum (`adn_cuda_*`, `adn_hip_*`): every fold of the format runs
+/// on the GPU, so this is `ADN_MAX_FOLD_F64` (a float's largest is `ADN_MAX_FOLD_F32`, as on
+/// the CPU); a larger fold there is `ADN_INVALID_FOLD`.
+pub const ADN_MAX_FOLD_GPU: u32 = 52;
 /// The most `double` values one sum or accumulator may hold and keep the guarantee:
 /// 9,223,372,036,854,773,760 (SyclReproSum's `max_reproducible_count<double>`).
 pub const ADN_CAPACITY_F64: u64 = 9_223_372_036_854_773_760u64;

@@ -48,3 +48,14 @@ for k in sorted(by):
         cop = f"{cc[0]:.0f} us" if cc else "-"
         cr = f"{c[0] / cc[0]:.2f}" if c and cc else "-"
         print(f"| {k[0]} | {k[1]:.0e} | {mem} | {s[0]:.0f} us ({s[2]}) | {base} | {ratio} | {cum} | {cop} | {cr} |")
+print("\n| type | N | fold | sum G elem/s | sum / plain read | cumsum G elem/s | cumsum time / CUB InclusiveSum | check |")
+print("|---|---|---|---|---|---|---|---|")
+for k in sorted(by):
+    p, i = get(k, "baseline:plain_read_sum"), get(k, "baseline:cub_inclusive_sum")
+    folds = sorted(int(m.split("_k")[1]) for m in by[k] if m.startswith("reprosum:sum_k"))
+    for f in folds:
+        s, c = get(k, f"reprosum:sum_k{f}"), get(k, f"reprosum:cumsum_k{f}")
+        ps = f"{s[1] / p[1] * 100:.0f}%" if p else "-"
+        ci = f"{c[0] / i[0]:.2f}x" if (c and i) else "-"
+        st = s[2] if (c is None or s[2] != "ok") else c[2]
+        print(f"| {k[0]} | {k[1]:.0e} | {f} | {s[1]:.1f} | {ps} | {c[1] if c else float('nan'):.1f} | {ci} | {st} |")

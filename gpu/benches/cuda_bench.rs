@@ -4,7 +4,10 @@
 //! Times, on device pointers with the workspace reused, the whole library call through to
 //! the result (the sum's value on the host; the cumsum's output on the device, stream
 //! synchronised), median of repeated calls: sum and cumsum of f32 and f64 at fold 3 for
-//! N = 1e6, 1e8, 1e9 (or the sizes given as arguments), and the small-N sum latency.
+//! N = 1e6, 1e8, 1e9 (or the sizes given as arguments), and the small-N sum latency; then
+//! the fold sweep at the sizes of 1e8 and more: sum and cumsum at f64 folds 2..=8, 12, 16,
+//! 20, 32, 52 and f32 folds 2..=8, 12, 16, 21 (methods `sum_kK`, `cumsum_kK`;
+//! `REPROSUM_BENCH_SWEEP=0` leaves it out).
 //! Each result is checked against the facade (multi-threaded core) by bits.
 //! Output lines: "reprosum,METHOD,TYPE,N,MEDIAN_US,GELEM_PER_S,STATUS".
 
@@ -70,38 +73,87 @@ fn cumsum_launch() -> Launch {
     }
 }
 
-fn run<T: Unit>(dev: &Device, n: usize) {
-    let reps = if n >= 1_000_000_000 { 10 } else { 30 };
-    let xs: Vec<T> = (0..n)
+/// The bench input: n values in [0, 1).
+fn input<T: Unit>(n: usize) -> Vec<T> {
+    (0..n)
         .into_par_iter()
         .map(|i| T::unit(mix(i as u64 ^ 0x5151)))
-        .collect();
-    let buf = DeviceBuffer::from_host(dev, &xs).expect("upload");
-    let mut out = DeviceBuffer::<T>::zeroed(dev, n).expect("alloc");
-    let want = reprosum::sum(&xs).expect("core");
+        .collect()
+}
+
+/// Sum and cumsum of `xs` (on the device as `buf`, output `out`) at `fold`, timed and checked
+/// against the facade; rows `sum{tag}` and `cumsum{tag}`.
+fn run_fold<T: Unit>(
+    dev: &Device,
+    xs: &[T],
+    buf: &DeviceBuffer<T>,
+    out: &mut DeviceBuffer<T>,
+    fold: usize,
+    reps: usize,
+    tag: &str,
+) {
+    let n = xs.len();
+    let opts = reprosum::Options::with_fold(fold);
+    let want = reprosum::accumulate(xs, &opts).expect("core").value();
     let mut got = T::default();
     let us = median_us(reps, || {
         // SAFETY: buf holds n values of T on this device.
-        got = unsafe { dev.accumulate_raw::<T>(buf.device_ptr(), n, 3, Stream::DEFAULT, &Launch::default()) }
-            .expect("sum")
-            .1;
+        got = unsafe {
+            dev.accumulate_raw::<T>(buf.device_ptr(), n, fold, Stream::DEFAULT, &Launch::default())
+        }
+        .expect("sum")
+        .1;
     });
-    row("sum", T::TY, n, us, got.bits() == want.bits());
+    row(&format!("sum{tag}"), T::TY, n, us, got.bits() == want.bits());
     out.fill_bytes(0xA5).expect("poison");
     let launch = cumsum_launch();
     let us = median_us(reps, || {
         // SAFETY: buf and out hold n values of T on this device.
-        unsafe { dev.cumsum_raw::<T>(buf.device_ptr(), out.device_ptr(), n, 3, Stream::DEFAULT, &launch) }
-            .expect("cumsum");
+        unsafe {
+            dev.cumsum_raw::<T>(
+                buf.device_ptr(),
+                out.device_ptr(),
+                n,
+                fold,
+                Stream::DEFAULT,
+                &launch,
+            )
+        }
+        .expect("cumsum");
     });
     let mut want_c = vec![T::default(); n];
-    reprosum::cumsum(&xs, &mut want_c).expect("core cumsum");
+    reprosum::cumsum_fold(xs, &mut want_c, fold).expect("core cumsum");
     let got_c = out.to_host().expect("download");
     let ok = got_c
         .par_iter()
         .zip(want_c.par_iter())
         .all(|(a, b)| a.bits() == b.bits());
-    row("cumsum", T::TY, n, us, ok);
+    row(&format!("cumsum{tag}"), T::TY, n, us, ok);
+}
+
+fn run<T: Unit>(dev: &Device, n: usize) {
+    let reps = if n >= 1_000_000_000 { 10 } else { 30 };
+    let xs: Vec<T> = input(n);
+    let buf = DeviceBuffer::from_host(dev, &xs).expect("upload");
+    let mut out = DeviceBuffer::<T>::zeroed(dev, n).expect("alloc");
+    run_fold(dev, &xs, &buf, &mut out, reprosum_core::DEFAULT_FOLD, reps, "");
+}
+
+/// The fold sweep at one size: every fold of `folds`, fewer repetitions for the run-time
+/// folds (slower).
+fn sweep<T: Unit>(dev: &Device, n: usize, folds: &[usize]) {
+    let xs: Vec<T> = input(n);
+    let buf = DeviceBuffer::from_host(dev, &xs).expect("upload");
+    let mut out = DeviceBuffer::<T>::zeroed(dev, n).expect("alloc");
+    for &k in folds {
+        let reps = match (n >= 1_000_000_000, k <= 8) {
+            (true, true) => 10,
+            (true, false) => 5,
+            (false, true) => 30,
+            (false, false) => 10,
+        };
+        run_fold(dev, &xs, &buf, &mut out, k, reps, &format!("_k{k}"));
+    }
 }
 
 fn latency<T: Unit>(dev: &Device) {
@@ -149,5 +201,14 @@ fn main() {
     for &n in &sizes {
         run::<f64>(&dev, n);
         run::<f32>(&dev, n);
+    }
+    if std::env::var("REPROSUM_BENCH_SWEEP").is_ok_and(|v| v == "0") {
+        return;
+    }
+    let f64_folds: Vec<usize> = (2..=8).chain([12, 16, 20, 32, 52]).collect();
+    let f32_folds: Vec<usize> = (2..=8).chain([12, 16, 21]).collect();
+    for &n in sizes.iter().filter(|&&n| n >= 100_000_000) {
+        sweep::<f64>(&dev, n, &f64_folds);
+        sweep::<f32>(&dev, n, &f32_folds);
     }
 }

@@ -6,8 +6,12 @@
 //! * `random [MAX_N]`: random inputs in several exponent ranges, sizes 1e3..MAX_N (default
 //!   1e8), folds 2, 3, 8, several launches, shuffled copies, cumsums into poisoned outputs;
 //!   all against the facade (multi-threaded core) by bits.
+//! * `folds [MAX_N]`: the run-time-fold kernels: random inputs in every exponent range at
+//!   f64 folds 12, 20, 32, 52 and f32 folds 12, 21, sizes 1e3..MAX_N (default 1e7), several
+//!   launches, shuffled copies, cumsums (up to 1e6 in every range, to MAX_N in two), against
+//!   the facade by bits; and every fold of each type (9..=52, 9..=21) once at 100003 values.
 //! * `large`: 2.5e9 values (past 2^31) of f32 and f64, sum and cumsum, against the facade.
-//! * `mid`: a mid-size run for compute-sanitizer (memcheck, racecheck).
+//! * `mid`: a mid-size run for compute-sanitizer (memcheck, racecheck), folds 3, 8 and 21.
 //!
 //! Prints one line per group and `EVIDENCE PASS`/`EVIDENCE FAIL` last; exit status 1 on any
 //! failure, 2 when there is no device.
@@ -229,26 +233,48 @@ fn cumsum_vs_core<T: GpuFloat>(
     });
 }
 
+/// The sum checks' launches: the default, 128 threads x 7 blocks, 96 threads, 1024 threads
+/// (those a fold's kernel takes: `fitting`).
+const SUM_LAUNCHES: [Launch; 4] = [
+    Launch {
+        block: None,
+        grid: None,
+    },
+    Launch {
+        block: Some(128),
+        grid: Some(7),
+    },
+    Launch {
+        block: Some(96),
+        grid: None,
+    },
+    Launch {
+        block: Some(1024),
+        grid: None,
+    },
+];
+
+/// One line for a group of checks: what, the checks passed and failed since `before`, the time.
+fn group_line(what: &str, t: &Tally, before: (u64, u64), t0: Instant) {
+    println!(
+        "{what}: {} passed, {} failed ({:.1} s)",
+        t.pass - before.0,
+        t.fail - before.1,
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+/// The sizes of `all` up to `max_n`.
+fn sizes_up_to(all: &[usize], max_n: usize) -> Vec<usize> {
+    all.iter().copied().filter(|&n| n <= max_n).collect()
+}
+
 fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
-    let sizes: Vec<usize> = [1_000usize, 10_007, 100_003, 1_000_000, 10_000_019, 100_000_000]
-        .into_iter()
-        .filter(|&n| n <= max_n)
-        .collect();
-    let launches = [
-        Launch::default(),
-        Launch {
-            block: Some(128),
-            grid: Some(7),
-        },
-        Launch {
-            block: Some(96),
-            grid: None,
-        },
-        Launch {
-            block: Some(1024),
-            grid: None,
-        },
-    ];
+    let sizes = sizes_up_to(
+        &[1_000, 10_007, 100_003, 1_000_000, 10_000_019, 100_000_000],
+        max_n,
+    );
+    let launches = SUM_LAUNCHES;
     for (di, dist) in DISTS.iter().enumerate() {
         for &n in &sizes {
             let t0 = Instant::now();
@@ -256,15 +282,7 @@ fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
             let xs: Vec<T> = generate(dist, n, 1000 + di as u64 * 7919 + n as u64);
             let folds: &[usize] = if n <= 1_000_000 { &[2, 3, 8] } else { &[3] };
             for &k in folds {
-                let ls: Vec<Launch> = launches
-                    .iter()
-                    .copied()
-                    .filter(|l| {
-                        l.block
-                            .is_none_or(|b| b <= dev.max_sum_block::<T>(k).unwrap_or(0))
-                    })
-                    .collect();
-                sum_check(dev, dist, &xs, k, &ls, t);
+                sum_check(dev, dist, &xs, k, &fitting::<T>(dev, k, &launches, false), t);
             }
             if n <= 10_000_019 {
                 let sh = shuffled(&xs, n as u64);
@@ -293,15 +311,66 @@ fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
                     );
                 }
             }
-            println!(
-                "random {} {dist:>11} n={n:>11}: {} passed, {} failed ({:.1} s)",
-                std::any::type_name::<T>(),
-                t.pass - pass0,
-                t.fail - fail0,
-                t0.elapsed().as_secs_f64()
+            group_line(
+                &format!("random {} {dist:>11} n={n:>11}", std::any::type_name::<T>()),
+                t,
+                (pass0, fail0),
+                t0,
             );
         }
     }
+}
+
+/// The run-time-fold kernels (folds above 8) against the facade: `folds` at every exponent
+/// range and size up to `max_n`, then every fold above 8 at one size.
+fn folds_t<T: Gen>(dev: &Device, folds: &[usize], max_n: usize, t: &mut Tally) {
+    let sizes = sizes_up_to(&[1_000, 100_003, 1_000_000, 10_000_019], max_n);
+    let launches = &SUM_LAUNCHES[..3];
+    let cl = [
+        Launch::default(),
+        Launch {
+            block: Some(32),
+            grid: None,
+        },
+    ];
+    for &k in folds {
+        for (di, dist) in DISTS.iter().enumerate() {
+            for &n in &sizes {
+                let t0 = Instant::now();
+                let (pass0, fail0) = (t.pass, t.fail);
+                let xs: Vec<T> = generate(dist, n, 5000 + k as u64 * 131 + di as u64 * 7919 + n as u64);
+                sum_check(dev, dist, &xs, k, &fitting::<T>(dev, k, launches, false), t);
+                let sh = shuffled(&xs, n as u64 ^ k as u64);
+                sum_check(dev, &format!("{dist} shuffled"), &sh, k, &[Launch::default()], t);
+                if n <= 1_000_000 || di < 2 {
+                    cumsum_vs_core(dev, dist, &xs, k, if n <= 100_003 { &cl } else { &cl[..1] }, t);
+                }
+                group_line(
+                    &format!("folds {} k{k:>2} {dist:>11} n={n:>9}", std::any::type_name::<T>()),
+                    t,
+                    (pass0, fail0),
+                    t0,
+                );
+            }
+        }
+    }
+    let (pass0, fail0) = (t.pass, t.fail);
+    let t0 = Instant::now();
+    for k in 9..=T::MAX_FOLD {
+        let xs: Vec<T> = generate(DISTS[k % DISTS.len()], 100_003, 77 + k as u64);
+        sum_check(dev, "every fold", &xs, k, &[Launch::default()], t);
+        cumsum_vs_core(dev, "every fold", &xs, k, &[Launch::default()], t);
+    }
+    group_line(
+        &format!(
+            "folds {} 9..={} n=100003",
+            std::any::type_name::<T>(),
+            T::MAX_FOLD
+        ),
+        t,
+        (pass0, fail0),
+        t0,
+    );
 }
 
 fn large_t<T: Gen>(dev: &Device, n: usize, t: &mut Tally) {
@@ -324,7 +393,10 @@ fn mid(dev: &Device, t: &mut Tally) {
     for &n in &[100_003usize, 5_000] {
         let xs: Vec<f64> = generate("signed_wide", n, 5);
         let fs: Vec<f32> = generate("all_finite", n, 6);
-        for k in [3, 8] {
+        for k in [3, 8, 21] {
+            if k == 21 && n > 5_000 {
+                continue; // the run-time-fold kernels: a short input
+            }
             let ls = [
                 Launch::default(),
                 Launch {
@@ -346,6 +418,17 @@ fn mid(dev: &Device, t: &mut Tally) {
         }
     }
     println!("mid: {} passed, {} failed", t.pass, t.fail);
+}
+
+/// A mode's optional size argument after `args[*i]` (then `*i` moves past it), else `default`.
+fn size_arg(args: &[String], i: &mut usize, default: usize) -> usize {
+    match args.get(*i + 1).and_then(|s| s.parse::<f64>().ok()) {
+        Some(x) => {
+            *i += 1;
+            x as usize
+        }
+        None => default,
+    }
 }
 
 fn main() {
@@ -386,10 +469,12 @@ fn main() {
                 let mut w = Tally::default();
                 run_vectors(&dev, reprosum_testkit::CORE_VECTORS, &mut w, &cl);
                 println!("core vectors: {} passed, {} failed", w.pass, w.fail);
-                for fold in 2..=8 {
+                for fold in test_folds::<f64>() {
                     let a: Vec<f64> = generate("all_finite", 5000, fold as u64);
                     let b: Vec<f64> = generate("tiny", 333, fold as u64);
                     merge_check(&dev, &a, &b, fold, &mut w);
+                }
+                for fold in test_folds::<f32>() {
                     let fa: Vec<f32> = generate("huge", 5000, fold as u64);
                     let fb: Vec<f32> = generate("unit", 333, fold as u64);
                     merge_check(&dev, &fa, &fb, fold, &mut w);
@@ -398,16 +483,14 @@ fn main() {
                 t.fail += v.fail + w.fail;
             }
             "random" => {
-                let max_n = args
-                    .get(i + 1)
-                    .and_then(|s| s.parse::<f64>().ok())
-                    .map(|x| x as usize);
-                if max_n.is_some() {
-                    i += 1;
-                }
-                let max_n = max_n.unwrap_or(100_000_000);
+                let max_n = size_arg(&args, &mut i, 100_000_000);
                 random_t::<f64>(&dev, max_n, &mut t);
                 random_t::<f32>(&dev, max_n, &mut t);
+            }
+            "folds" => {
+                let max_n = size_arg(&args, &mut i, 10_000_019);
+                folds_t::<f64>(&dev, &[12, 20, 32, 52], max_n, &mut t);
+                folds_t::<f32>(&dev, &[12, 21], max_n, &mut t);
             }
             "large" => {
                 large_t::<f32>(&dev, 2_500_000_000, &mut t);

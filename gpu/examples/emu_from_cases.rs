@@ -9,7 +9,8 @@
 //! inputs alone (what the sum kernel computes), `cumsum` the value of the start merged with
 //! each prefix of the inputs (`starts::expected`).
 //!
-//! Cases, at every fold 2..=8, f64 and f32: every start state of `starts::starts` (empty,
+//! Cases, at every fold 2..=8 and at 12 and the type's largest (f64 52, f32 21: the
+//! run-time-fold kernels), f64 and f32: every start state of `starts::starts` (empty,
 //! small, carries, huge, high, tiny, NaN, +Inf, both infinities, a count near the capacity
 //! with large carries), each with an input pattern and a length (1 to 5000, crossing the
 //! emulator's tiles); at fold 3 every pattern with the starts that move the window; and
@@ -63,7 +64,7 @@ fn case<T: StartFloat>(out: &mut String, name: &str, start: &DynAccumulator<T>, 
 
 fn cases_of<T: StartFloat>(out: &mut String, seed: u64) -> usize {
     let mut count = 0;
-    for fold in 2..=8 {
+    for fold in (2..=8).chain([12, T::MAX_FOLD]) {
         for (i, (sname, start)) in starts::starts::<T>(fold, seed + fold as u64).iter().enumerate() {
             let mut runs = vec![(
                 PATTERNS[(i + fold) % PATTERNS.len()],

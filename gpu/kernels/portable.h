@@ -29,6 +29,8 @@
 
 #define RS_KERNEL extern "C" __global__
 #define RS_DEV static __device__ __forceinline__
+// A member function (a constructor, an accessor) of a device-side struct.
+#define RS_MEMBER __device__ __forceinline__
 #define RS_TID ((unsigned)threadIdx.x)
 #define RS_BID ((unsigned long long)blockIdx.x)
 #define RS_BDIM ((unsigned)blockDim.x)
@@ -80,6 +82,9 @@ RS_DEV void rs_st16(float* p, const float (&v)[4]) {
 // includes this file, which supplies the arithmetic (with -ffp-contract=off).
 #include <cstdint>
 #include <cstring>
+#ifndef RS_MEMBER
+#define RS_MEMBER inline
+#endif
 typedef unsigned long long rs_u64;
 typedef unsigned int rs_u32;
 RS_DEV double rs_add(double a, double b) { return a + b; }

@@ -1,4 +1,5 @@
-// reprosum GPU kernels: reproducible sum and cumulative sum, f32 and f64, folds 2..8.
+// reprosum GPU kernels: reproducible sum and cumulative sum, f32 and f64, every fold (f64
+// 2..52, f32 2..21: 2..8 tuned, the larger ones at a run-time fold).
 //
 // One source for CUDA (nvcc), HIP (hipcc) and the CPU (a shim): only portable.h's
 // mappings are used. The arithmetic is the core's (core/src/binned.rs, core/src/float.rs)
@@ -8,7 +9,7 @@
 // A state reached here is the core's state for the same multiset of values, so its bytes
 // (renormalised) are the core's bytes and its value the core's bits.
 //
-// Kernels (suffix _f32/_f64 and _k2.._k8 for the fold):
+// Kernels (suffix _f32/_f64 and _k2.._k8 for the fold, _kn for a fold given at run time):
 //   rs_sum        grid-stride deposit into per-thread states, block merge in shared
 //                 memory, per-block states to a workspace; the last block to finish (a
 //                 counter, atomics and fences) merges them, converts, writes the result
@@ -136,19 +137,49 @@ RS_DEV T rs_low1(T x) {
   return rs_from_bits((U)(rs_bits(x) | (U)1));
 }
 
-// A per-thread state: primaries, carries, flags, deposits since the last renorm.
+// The fold of a state. K > 0: the fold K, a constant (every loop over the slots unrolled,
+// the slots in registers). K < 0: a fold chosen at run time, at most -K (the kernels for the
+// large folds: the slots in local memory, the loops over them not unrolled, one build for
+// every fold, so that the build time and the registers do not grow with the fold).
+template <int K, bool RUNTIME = (K < 0)>
+struct RsFold {
+  static constexpr int CAP = K;
+  RS_MEMBER RsFold() {}
+  RS_MEMBER explicit RsFold(rs_u64) {}
+  RS_MEMBER constexpr int get() const { return K; }
+};
+
+template <int K>
+struct RsFold<K, true> {
+  static constexpr int CAP = -K;
+  int v;
+  RS_MEMBER explicit RsFold(rs_u64 k) : v((int)k) {}
+  RS_MEMBER int get() const { return v; }
+};
+
+// Unrolls a loop over the slots of a constant fold (K > 0) only (the count unparenthesised:
+// clang's CUDA mode refuses a parenthesised one).
+template <int K>
+constexpr int rs_unroll_k = K > 0 ? K : 1;
+#define RS_UNROLL_K _Pragma("unroll rs_unroll_k<K>")
+
+// A per-thread state: primaries, carries, flags, deposits since the last renorm, the fold.
 template <typename T, int K>
 struct RsAcc {
-  T p[K];
-  T c[K];
+  T p[RsFold<K>::CAP];
+  T c[RsFold<K>::CAP];
   rs_u32 flags;
   rs_u32 pending;
+  RsFold<K> k;
+  RS_MEMBER RsAcc() {}
+  RS_MEMBER explicit RsAcc(RsFold<K> f) : k(f) {}
 };
 
 template <typename T, int K>
 RS_DEV void rs_clear(RsAcc<T, K>& a) {
-#pragma unroll
-  for (int j = 0; j < K; ++j) {
+  const int k = a.k.get();
+  RS_UNROLL_K
+  for (int j = 0; j < k; ++j) {
     a.p[j] = (T)0;
     a.c[j] = (T)0;
   }
@@ -159,26 +190,27 @@ RS_DEV void rs_clear(RsAcc<T, K>& a) {
 // ReproBLAS's update: raise the window to start at bin ix or higher.
 template <typename T, int K>
 RS_DEV void rs_update(RsAcc<T, K>& a, int ix) {
+  const int k = a.k.get();
   int fresh;
   if (rs_is_zero(a.p[0])) {
-    fresh = K;
+    fresh = k;
   } else {
     int top = rs_window_index(a.p[0]);
     if (ix >= top) return;
     int s = top - ix;
-    fresh = s < K ? s : K;
-    if (fresh < K) {
+    fresh = s < k ? s : k;
+    if (fresh < k) {
       for (int r = 0; r < fresh; ++r) {
-#pragma unroll
-        for (int j = K - 1; j > 0; --j) {
+        RS_UNROLL_K
+        for (int j = k - 1; j > 0; --j) {
           a.p[j] = a.p[j - 1];
           a.c[j] = a.c[j - 1];
         }
       }
     }
   }
-#pragma unroll
-  for (int j = 0; j < K; ++j) {
+  RS_UNROLL_K
+  for (int j = 0; j < k; ++j) {
     if (j < fresh) {
       a.p[j] = rs_bin<T>(ix + j);
       a.c[j] = (T)0;
@@ -189,18 +221,20 @@ RS_DEV void rs_update(RsAcc<T, K>& a, int ix) {
 // ReproBLAS's deposit of a finite x; `top` when the window starts at bin 0.
 template <typename T, int K>
 RS_DEV void rs_deposit(RsAcc<T, K>& a, T x) {
-#pragma unroll
-  for (int j = 0; j < K - 1; ++j) {
+  const int k = a.k.get();
+  RS_UNROLL_K
+  for (int j = 0; j < k - 1; ++j) {
     T m = a.p[j];
     T q = rs_add(m, rs_low1(x));
     a.p[j] = q;
     x = rs_add(x, rs_sub(m, q));
   }
-  a.p[K - 1] = rs_add(a.p[K - 1], rs_low1(x));
+  a.p[k - 1] = rs_add(a.p[k - 1], rs_low1(x));
 }
 
 template <typename T, int K>
 RS_DEV void rs_deposit_top(RsAcc<T, K>& a, T x) {
+  const int k = a.k.get();
   {
     T m = a.p[0];
     T q = rs_add(m, rs_low1(rs_mul(x, rs_pow2<T>(RsF<T>::COMP_EXP))));
@@ -209,14 +243,14 @@ RS_DEV void rs_deposit_top(RsAcc<T, K>& a, T x) {
     x = rs_add(x, d);
     x = rs_add(x, d);
   }
-#pragma unroll
-  for (int j = 1; j < K - 1; ++j) {
+  RS_UNROLL_K
+  for (int j = 1; j < k - 1; ++j) {
     T m = a.p[j];
     T q = rs_add(m, rs_low1(x));
     a.p[j] = q;
     x = rs_add(x, rs_sub(m, q));
   }
-  a.p[K - 1] = rs_add(a.p[K - 1], rs_low1(x));
+  a.p[k - 1] = rs_add(a.p[k - 1], rs_low1(x));
 }
 
 // ReproBLAS's renorm (carry propagation); nothing for an empty state.
@@ -225,8 +259,9 @@ RS_DEV void rs_renorm(RsAcc<T, K>& a) {
   typedef typename RsF<T>::U U;
   if (rs_is_zero(a.p[0])) return;
   const int sh = RsF<T>::MANT - 2;
-#pragma unroll
-  for (int j = 0; j < K; ++j) {
+  const int k = a.k.get();
+  RS_UNROLL_K
+  for (int j = 0; j < k; ++j) {
     U b = rs_bits(a.p[j]);
     int q = (int)((b >> sh) & 3);
     a.c[j] = rs_add(a.c[j], (T)(q - 2));
@@ -262,6 +297,48 @@ RS_DEV void rs_add_one(RsAcc<T, K>& a, T x) {
     rs_deposit(a, x);
   }
   a.pending += 1;
+}
+
+// rs_deposit (top: rs_deposit_top) of v[0], ..., v[M-1] in turn, slot by slot: each slot
+// takes the M values' remainders in the same order as one value after another would, and
+// each value's remainder for the next slot is the same, so the state is the same bits. For
+// the run-time folds: each slot (local memory) is read and written once per M values, and
+// the M remainders are independent chains.
+template <typename T, int K, int M>
+RS_DEV void rs_deposit_chunk(RsAcc<T, K>& a, const T (&v)[M], bool top) {
+  const int k = a.k.get();
+  T x[M];
+#pragma unroll
+  for (int i = 0; i < M; ++i) x[i] = v[i];
+  int j = 0;
+  if (top) {
+    T m = a.p[0];
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      const T q = rs_add(m, rs_low1(rs_mul(x[i], rs_pow2<T>(RsF<T>::COMP_EXP))));
+      const T d = rs_mul(rs_sub(m, q), rs_pow2<T>(-RsF<T>::COMP_EXP - 1));
+      x[i] = rs_add(x[i], d);
+      x[i] = rs_add(x[i], d);
+      m = q;
+    }
+    a.p[0] = m;
+    j = 1;
+  }
+#pragma unroll 1
+  for (; j < k - 1; ++j) {
+    T m = a.p[j];
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      const T q = rs_add(m, rs_low1(x[i]));
+      x[i] = rs_add(x[i], rs_sub(m, q));
+      m = q;
+    }
+    a.p[j] = m;
+  }
+  T m = a.p[k - 1];
+#pragma unroll
+  for (int i = 0; i < M; ++i) m = rs_add(m, rs_low1(x[i]));
+  a.p[k - 1] = m;
 }
 
 // Adds M values: the largest magnitude raises the window once (the core's add_slice).
@@ -300,7 +377,9 @@ RS_DEV void rs_add_chunk(RsAcc<T, K>& a, T (&v)[M]) {
     rs_renorm(a);
     a.pending = 0;
   }
-  if (rs_window_index(a.p[0]) == 0) {
+  if constexpr (K < 0) {
+    rs_deposit_chunk(a, v, rs_window_index(a.p[0]) == 0);
+  } else if (rs_window_index(a.p[0]) == 0) {
 #pragma unroll
     for (int j = 0; j < M; ++j) rs_deposit_top(a, v[j]);
   } else {
@@ -316,9 +395,10 @@ RS_DEV void rs_merge_renormed(RsAcc<T, K>& a, RsAcc<T, K>& b) {
   a.flags |= b.flags;
   a.pending = 0;
   if (rs_is_zero(b.p[0])) return;
+  const int k = a.k.get();
   if (rs_is_zero(a.p[0])) {
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
+    RS_UNROLL_K
+    for (int j = 0; j < k; ++j) {
       a.p[j] = b.p[j];
       a.c[j] = b.c[j];
     }
@@ -328,8 +408,8 @@ RS_DEV void rs_merge_renormed(RsAcc<T, K>& a, RsAcc<T, K>& b) {
   int xb = rs_window_index(b.p[0]);
   if (xb < xa) {
     // The higher window (smaller index) is the base.
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
+    RS_UNROLL_K
+    for (int j = 0; j < k; ++j) {
       T tp = a.p[j];
       a.p[j] = b.p[j];
       b.p[j] = tp;
@@ -342,21 +422,21 @@ RS_DEV void rs_merge_renormed(RsAcc<T, K>& a, RsAcc<T, K>& b) {
     xb = t;
   }
   int s = xb - xa;
-  if (s >= K) return;
-  T r[K];
-#pragma unroll
-  for (int j = 0; j < K; ++j) r[j] = rs_sub(b.p[j], rs_bin<T>(xb + j));
+  if (s >= k) return;
+  T r[RsFold<K>::CAP];
+  RS_UNROLL_K
+  for (int j = 0; j < k; ++j) r[j] = rs_sub(b.p[j], rs_bin<T>(xb + j));
   for (int t = 0; t < s; ++t) {
-#pragma unroll
-    for (int j = K - 1; j > 0; --j) {
+    RS_UNROLL_K
+    for (int j = k - 1; j > 0; --j) {
       r[j] = r[j - 1];
       b.c[j] = b.c[j - 1];
     }
     r[0] = (T)0;
     b.c[0] = (T)0;
   }
-#pragma unroll
-  for (int j = 0; j < K; ++j) {
+  RS_UNROLL_K
+  for (int j = 0; j < k; ++j) {
     a.p[j] = rs_add(a.p[j], r[j]);
     a.c[j] = rs_add(a.c[j], b.c[j]);
   }
@@ -377,13 +457,16 @@ RS_DEV bool rs_is_inf(double y) {
 
 // binned_ddmconv: the f64 conversion of a renormalised, non-empty state.
 template <int K>
-RS_DEV double rs_convert(const double (&p)[K], const double (&c)[K]) {
+RS_DEV double rs_convert(const RsAcc<double, K>& a) {
+  const double* p = a.p;
+  const double* c = a.c;
+  const int k = a.k.get();
   const int x = rs_window_index(p[0]);
   const double expansion = rs_pow2<double>(14);
   const double down = rs_pow2<double>(-66);
   const double up = rs_pow2<double>(66);
   int scaled = 3 - x;
-  if (scaled > K) scaled = K;
+  if (scaled > k) scaled = k;
   // C_i and P_{i-1} are in the scaled stage for i < t.
   const int t = x <= 3 ? (scaled > 1 ? scaled : 1) : 0;
   double y = 0.0;
@@ -395,8 +478,8 @@ RS_DEV double rs_convert(const double (&p)[K], const double (&c)[K]) {
     }
     y = rs_add(y, rs_mul(c[0], f));
   }
-#pragma unroll
-  for (int i = 1; i < K; ++i) {
+  RS_UNROLL_K
+  for (int i = 1; i < k; ++i) {
     if (i == t) {
       y = rs_mul(y, up);
       if (rs_is_inf(y)) return y;
@@ -411,8 +494,8 @@ RS_DEV double rs_convert(const double (&p)[K], const double (&c)[K]) {
     y = rs_add(y, rs_mul(c[i], f));
     y = rs_add(y, g);
   }
-  double g = rs_sub(p[K - 1], rs_bin<double>(x + K - 1));
-  if (t == K) {
+  double g = rs_sub(p[k - 1], rs_bin<double>(x + k - 1));
+  if (t == k) {
     y = rs_add(y, rs_mul(g, down));
     return rs_mul(y, up);
   }
@@ -421,7 +504,10 @@ RS_DEV double rs_convert(const double (&p)[K], const double (&c)[K]) {
 
 // binned_ssmconv: the f32 conversion, computed in f64, rounded once.
 template <int K>
-RS_DEV float rs_convert(const float (&p)[K], const float (&c)[K]) {
+RS_DEV float rs_convert(const RsAcc<float, K>& a) {
+  const float* p = a.p;
+  const float* c = a.c;
+  const int k = a.k.get();
   const int x = rs_window_index(p[0]);
   const double expansion = rs_pow2<double>(12);
   double y = 0.0;
@@ -430,14 +516,14 @@ RS_DEV float rs_convert(const float (&p)[K], const float (&c)[K]) {
     if (x == 0) t0 = rs_mul(t0, expansion);
     y = rs_add(y, t0);
   }
-#pragma unroll
-  for (int i = 1; i < K; ++i) {
+  RS_UNROLL_K
+  for (int i = 1; i < k; ++i) {
     y = rs_add(y, rs_mul((double)c[i], (double)rs_bin_sixth<float>(x + i)));
     double g = (double)rs_sub(p[i - 1], rs_bin<float>(x + i - 1));
     if (i == 1 && x == 0) g = rs_mul(g, expansion);
     y = rs_add(y, g);
   }
-  y = rs_add(y, (double)rs_sub(p[K - 1], rs_bin<float>(x + K - 1)));
+  y = rs_add(y, (double)rs_sub(p[k - 1], rs_bin<float>(x + k - 1)));
   return rs_d2f(y);
 }
 
@@ -453,7 +539,7 @@ RS_DEV T rs_value(const RsAcc<T, K>& a) {
   if (a.flags & RS_FLAG_POS_INF) return rs_from_bits((U)RsF<T>::INF_BITS);
   if (a.flags & RS_FLAG_NEG_INF) return rs_from_bits((U)(RsF<T>::INF_BITS | RsF<T>::SIGN));
   if (rs_is_zero(a.p[0])) return (T)0;
-  return rs_convert<K>(a.p, a.c);
+  return rs_convert<K>(a);
 }
 
 // The cumsum replay's cache of the current window: bins and bin/6 of every slot, and the
@@ -464,8 +550,8 @@ RS_DEV T rs_value(const RsAcc<T, K>& a) {
 template <typename T, int K>
 struct RsWin {
   typename RsF<T>::U thr;
-  T bj[K];
-  T b6[K];
+  T bj[RsFold<K>::CAP];
+  T b6[RsFold<K>::CAP];
   bool fast;
 };
 
@@ -482,8 +568,9 @@ RS_DEV void rs_win_set(RsWin<T, K>& w, const RsAcc<T, K>& a) {
   const int f = RsF<T>::MAX_EXP_FIELD - top * RsF<T>::W + 1;
   if (f <= 0) return;
   w.thr = (U)((U)f << RsF<T>::MANT);
-#pragma unroll
-  for (int j = 0; j < K; ++j) {
+  const int k = a.k.get();
+  RS_UNROLL_K
+  for (int j = 0; j < k; ++j) {
     w.bj[j] = rs_bin<T>(top + j);
     w.b6[j] = rs_bin_sixth<T>(top + j);
   }
@@ -494,59 +581,65 @@ RS_DEV void rs_win_set(RsWin<T, K>& w, const RsAcc<T, K>& a) {
 // the same order as rs_convert's unscaled path).
 template <int K>
 RS_DEV double rs_convert_win(const RsAcc<double, K>& a, const RsWin<double, K>& w) {
+  const int k = a.k.get();
   double y = rs_add(0.0, rs_mul(a.c[0], w.b6[0]));
-#pragma unroll
-  for (int i = 1; i < K; ++i) {
+  RS_UNROLL_K
+  for (int i = 1; i < k; ++i) {
     y = rs_add(y, rs_mul(a.c[i], w.b6[i]));
     y = rs_add(y, rs_sub(a.p[i - 1], w.bj[i - 1]));
   }
-  return rs_add(y, rs_sub(a.p[K - 1], w.bj[K - 1]));
+  return rs_add(y, rs_sub(a.p[k - 1], w.bj[k - 1]));
 }
 
 template <int K>
 RS_DEV float rs_convert_win(const RsAcc<float, K>& a, const RsWin<float, K>& w) {
+  const int k = a.k.get();
   double y = rs_add(0.0, rs_mul((double)a.c[0], (double)w.b6[0]));
-#pragma unroll
-  for (int i = 1; i < K; ++i) {
+  RS_UNROLL_K
+  for (int i = 1; i < k; ++i) {
     y = rs_add(y, rs_mul((double)a.c[i], (double)w.b6[i]));
     y = rs_add(y, (double)rs_sub(a.p[i - 1], w.bj[i - 1]));
   }
-  y = rs_add(y, (double)rs_sub(a.p[K - 1], w.bj[K - 1]));
+  y = rs_add(y, (double)rs_sub(a.p[k - 1], w.bj[k - 1]));
   return rs_d2f(y);
 }
 
-// A state stored at s[base + j * step], j = 0..2K (flags in slot 2K).
+// A state stored at s[base + j * step], j = 0..2K (flags in slot 2K; K: the state's fold,
+// which a load takes from the state it loads into).
 template <typename T, int K>
 RS_DEV void rs_store(T* s, rs_u64 base, rs_u64 step, const RsAcc<T, K>& a) {
   typedef typename RsF<T>::U U;
-#pragma unroll
-  for (int j = 0; j < K; ++j) {
+  const int k = a.k.get();
+  RS_UNROLL_K
+  for (int j = 0; j < k; ++j) {
     s[base + (rs_u64)j * step] = a.p[j];
-    s[base + (rs_u64)(K + j) * step] = a.c[j];
+    s[base + (rs_u64)(k + j) * step] = a.c[j];
   }
-  s[base + (rs_u64)(2 * K) * step] = rs_from_bits((U)a.flags);
+  s[base + (rs_u64)(2 * k) * step] = rs_from_bits((U)a.flags);
 }
 
 template <typename T, int K>
 RS_DEV void rs_load(const T* s, rs_u64 base, rs_u64 step, RsAcc<T, K>& a) {
-#pragma unroll
-  for (int j = 0; j < K; ++j) {
+  const int k = a.k.get();
+  RS_UNROLL_K
+  for (int j = 0; j < k; ++j) {
     a.p[j] = s[base + (rs_u64)j * step];
-    a.c[j] = s[base + (rs_u64)(K + j) * step];
+    a.c[j] = s[base + (rs_u64)(k + j) * step];
   }
-  a.flags = (rs_u32)rs_bits(s[base + (rs_u64)(2 * K) * step]);
+  a.flags = (rs_u32)rs_bits(s[base + (rs_u64)(2 * k) * step]);
   a.pending = 0;
 }
 
 // Loads written by other blocks of the same launch (after the counter handshake).
 template <typename T, int K>
 RS_DEV void rs_load_volatile(const volatile T* s, rs_u64 base, RsAcc<T, K>& a) {
-#pragma unroll
-  for (int j = 0; j < K; ++j) {
+  const int k = a.k.get();
+  RS_UNROLL_K
+  for (int j = 0; j < k; ++j) {
     a.p[j] = s[base + (rs_u64)j];
-    a.c[j] = s[base + (rs_u64)(K + j)];
+    a.c[j] = s[base + (rs_u64)(k + j)];
   }
-  a.flags = (rs_u32)rs_bits((T)s[base + (rs_u64)(2 * K)]);
+  a.flags = (rs_u32)rs_bits((T)s[base + (rs_u64)(2 * k)]);
   a.pending = 0;
 }
 
@@ -563,7 +656,7 @@ RS_DEV void rs_block_reduce(RsAcc<T, K>& a, T* S) {
   RS_SYNC();
   for (unsigned s = p2 >> 1; s > 0; s >>= 1) {
     if (tid < s && tid + s < B) {
-      RsAcc<T, K> o;
+      RsAcc<T, K> o(a.k);
       rs_load(S, tid + s, B, o);
       rs_merge_renormed(a, o);
       rs_store(S, tid, B, a);
@@ -601,11 +694,11 @@ RS_DEV void rs_block_exclusive_scan(RsAcc<T, K>& a, T* S) {
   const bool raker = tid < R;
   const unsigned lo = tid * seg;
   const unsigned hi = lo + seg < B ? lo + seg : B;
-  RsAcc<T, K> run;
+  RsAcc<T, K> run(a.k);
   rs_clear(run);
   if (raker) {
     for (unsigned i = lo; i < hi; ++i) {
-      RsAcc<T, K> o;
+      RsAcc<T, K> o(a.k);
       rs_load(S, i, SB, o);
       rs_merge_renormed(run, o);
     }
@@ -613,7 +706,7 @@ RS_DEV void rs_block_exclusive_scan(RsAcc<T, K>& a, T* S) {
   }
   RS_SYNC();
   for (unsigned off = 1; off < R; off <<= 1) {
-    RsAcc<T, K> o;
+    RsAcc<T, K> o(a.k);
     const bool has = raker && tid >= off;
     if (has) rs_load(S, B + tid - off, SB, o);
     RS_SYNC();
@@ -624,14 +717,14 @@ RS_DEV void rs_block_exclusive_scan(RsAcc<T, K>& a, T* S) {
     RS_SYNC();
   }
   if (raker) {
-    RsAcc<T, K> pre;
+    RsAcc<T, K> pre(a.k);
     if (tid > 0) {
       rs_load(S, B + tid - 1, SB, pre);
     } else {
       rs_clear(pre);
     }
     for (unsigned i = lo; i < hi; ++i) {
-      RsAcc<T, K> o;
+      RsAcc<T, K> o(a.k);
       rs_load(S, i, SB, o);
       rs_store(S, i, SB, pre);
       rs_merge_renormed(pre, o);
@@ -646,7 +739,7 @@ RS_DEV void rs_block_exclusive_scan(RsAcc<T, K>& a, T* S) {
 #define RS_UNROLL 4
 
 template <typename T, int K>
-RS_DEV void rs_sum_body(const T* x, rs_u64 n, T* states, rs_u32* counter, T* result) {
+RS_DEV void rs_sum_body(const T* x, rs_u64 n, T* states, rs_u32* counter, T* result, RsFold<K> f) {
   RS_DYN_SHARED(rs_smem);
   rs_u32* last_flag = reinterpret_cast<rs_u32*>(rs_smem);
   T* S = reinterpret_cast<T*>(rs_smem + 16);
@@ -654,8 +747,9 @@ RS_DEV void rs_sum_body(const T* x, rs_u64 n, T* states, rs_u32* counter, T* res
   const unsigned tid = RS_TID, B = RS_BDIM;
   const rs_u64 nthreads = RS_GDIM * (rs_u64)B;
   const rs_u64 gtid = RS_BID * (rs_u64)B + tid;
+  const int k = f.get();
 
-  RsAcc<T, K> a;
+  RsAcc<T, K> a(f);
   rs_clear(a);
 
   // Elements before the first 16-byte boundary and after the last whole vector are added
@@ -693,12 +787,12 @@ RS_DEV void rs_sum_body(const T* x, rs_u64 n, T* states, rs_u32* counter, T* res
     // One block: its total is the sum.
     if (tid == 0) {
       rs_store(result, 0, 1, a);
-      result[2 * K + 1] = rs_value(a);
+      result[2 * k + 1] = rs_value(a);
     }
     return;
   }
   if (tid == 0) {
-    rs_store(states, RS_BID * (rs_u64)(2 * K + 1), 1, a);
+    rs_store(states, RS_BID * (rs_u64)(2 * k + 1), 1, a);
     RS_FENCE();
     rs_u32 prev = RS_ATOMIC_ADD_U32(counter, 1u);
     *last_flag = (prev == (rs_u32)(RS_GDIM - 1)) ? 1u : 0u;
@@ -706,19 +800,19 @@ RS_DEV void rs_sum_body(const T* x, rs_u64 n, T* states, rs_u32* counter, T* res
   RS_SYNC();
   if (*last_flag) {
     RS_FENCE();
-    RsAcc<T, K> b;
+    RsAcc<T, K> b(f);
     rs_clear(b);
     const volatile T* vs = states;
     for (rs_u64 i = tid; i < RS_GDIM; i += B) {
-      RsAcc<T, K> o;
-      rs_load_volatile(vs, i * (rs_u64)(2 * K + 1), o);
+      RsAcc<T, K> o(f);
+      rs_load_volatile(vs, i * (rs_u64)(2 * k + 1), o);
       rs_merge(b, o);
     }
     rs_block_reduce(b, S);
     if (tid == 0) {
       rs_renorm(b);
       rs_store(result, 0, 1, b);
-      result[2 * K + 1] = rs_value(b);
+      result[2 * k + 1] = rs_value(b);
       *counter = 0;
     }
   }
@@ -744,24 +838,24 @@ RS_DEV rs_u64 rs_groups(rs_u64 ntiles) {
 // caller's fence. Every state stored here and by the reduce kernels is renormalised.
 // Every thread reaches every barrier.
 template <typename T, int K>
-RS_DEV void rs_scan_states(T* s, rs_u64 cnt, T* total, T* S) {
+RS_DEV void rs_scan_states(T* s, rs_u64 cnt, T* total, T* S, RsFold<K> f) {
   const unsigned tid = RS_TID, B = RS_BDIM;
-  const rs_u64 st = 2 * K + 1;
+  const rs_u64 st = 2 * f.get() + 1;
   rs_u64 m = 1;  // states per thread: a power of two at least cnt / B (no run-time division)
   while (m * B < cnt) m <<= 1;
   const rs_u64 lo = tid * m < cnt ? tid * m : cnt;
   const rs_u64 hi = lo + m < cnt ? lo + m : cnt;
   const volatile T* vs = s;
-  RsAcc<T, K> a;
+  RsAcc<T, K> a(f);
   rs_clear(a);
   for (rs_u64 i = lo; i < hi; ++i) {
-    RsAcc<T, K> o;
+    RsAcc<T, K> o(f);
     rs_load_volatile(vs, i * st, o);
     rs_merge_renormed(a, o);
   }
   rs_block_exclusive_scan(a, S);
   for (rs_u64 i = lo; i < hi; ++i) {
-    RsAcc<T, K> o;
+    RsAcc<T, K> o(f);
     rs_load_volatile(vs, i * st, o);
     rs_store(s, i * st, 1, a);
     rs_merge_renormed(a, o);
@@ -772,11 +866,11 @@ RS_DEV void rs_scan_states(T* s, rs_u64 cnt, T* total, T* S) {
   }
 }
 
-// The prefix state of tile t (the merge of tiles 0..t-1) after the reduce pass.
+// The prefix state of tile t (the merge of tiles 0..t-1) after the reduce pass, at pre's fold.
 template <typename T, int K>
 RS_DEV void rs_tile_prefix(const T* tiles, rs_u64 ntiles, rs_u64 t, RsAcc<T, K>& pre) {
-  const rs_u64 st = 2 * K + 1;
-  RsAcc<T, K> g;
+  const rs_u64 st = 2 * pre.k.get() + 1;
+  RsAcc<T, K> g(pre.k);
   rs_load(tiles, t * st, 1, pre);
   rs_load(tiles, (ntiles + t / RS_GROUP) * st, 1, g);
   rs_merge_renormed(pre, g);  // both stored renormalised
@@ -789,7 +883,7 @@ RS_DEV void rs_tile_prefix(const T* tiles, rs_u64 ntiles, rs_u64 t, RsAcc<T, K>&
 template <typename T, int K>
 RS_DEV void rs_merge_start(const T* start, RsAcc<T, K>& pre) {
   if (!start) return;
-  RsAcc<T, K> s;
+  RsAcc<T, K> s(pre.k);
   rs_load(start, 0, 1, s);
   rs_merge_renormed(pre, s);
 }
@@ -832,13 +926,13 @@ RS_DEV rs_u64 rs_fast_tile_max() {
 
 // The state of tile `t` (general: any values, any tile length).
 template <typename T, int K, int E>
-RS_DEV void rs_tile_reduce_one(const T* x, rs_u64 n, T* tiles, rs_u64 t) {
+RS_DEV void rs_tile_reduce_one(const T* x, rs_u64 n, T* tiles, rs_u64 t, RsFold<K> f) {
   RS_DYN_SHARED(rs_smem);
   T* S = reinterpret_cast<T*>(rs_smem + 16);
   const unsigned tid = RS_TID, B = RS_BDIM;
   const rs_u64 tile = (rs_u64)B * E;
   const rs_u64 base = t * tile;
-  RsAcc<T, K> a;
+  RsAcc<T, K> a(f);
   rs_clear(a);
   if (base + tile <= n) {
     T v[E];
@@ -852,18 +946,19 @@ RS_DEV void rs_tile_reduce_one(const T* x, rs_u64 n, T* tiles, rs_u64 t) {
     }
   }
   rs_block_reduce(a, S);
-  if (tid == 0) rs_store(tiles, t * (rs_u64)(2 * K + 1), 1, a);
+  if (tid == 0) rs_store(tiles, t * (rs_u64)(2 * f.get() + 1), 1, a);
 }
 
 // The general tile state over every tile (list null) or over the *count tiles that
 // rs_tile_reduce_fixed_body listed (grid-stride over the list; any grid size).
 template <typename T, int K, int E>
-RS_DEV void rs_tile_reduce_body(const T* x, rs_u64 n, T* tiles, const rs_u32* count, const rs_u32* list) {
+RS_DEV void rs_tile_reduce_body(const T* x, rs_u64 n, T* tiles, const rs_u32* count, const rs_u32* list,
+                                RsFold<K> f) {
   // One call site (the body is large): without a list, this block's tile only.
   const rs_u64 cnt = list ? (rs_u64)*count : RS_BID + 1;
 #pragma unroll 1
   for (rs_u64 i = RS_BID; i < cnt; i += RS_GDIM) {
-    rs_tile_reduce_one<T, K, E>(x, n, tiles, list ? (rs_u64)list[i] : i);
+    rs_tile_reduce_one<T, K, E>(x, n, tiles, list ? (rs_u64)list[i] : i, f);
     RS_SYNC();  // the next tile reuses the shared memory
   }
 }
@@ -1392,11 +1487,11 @@ RS_DEV void rs_tile_scan_fixed_body(const T* x, T* out, rs_u64 n, const T* prefi
 // The tile's prefix is the tiles' before it (none: empty) merged with `start` (null: none).
 template <typename T, int K, int E>
 RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, const T* start, rs_u64 ntiles,
-                             rs_u64 t) {
+                             rs_u64 t, RsFold<K> f) {
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
   T* S = reinterpret_cast<T*>(rs_smem + 16);
-  T* vals = S + (2 * K + 1) * (B + RS_RAKE);
+  T* vals = S + (2 * f.get() + 1) * (B + RS_RAKE);
   const rs_u64 tile = (rs_u64)B * E;
   const rs_u64 base = t * tile;
   const rs_u64 rem = n - base;
@@ -1408,7 +1503,7 @@ RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, co
   }
   RS_SYNC();
   const unsigned lo = tid * (unsigned)E;
-  RsAcc<T, K> a;
+  RsAcc<T, K> a(f);
   rs_clear(a);
   if (lo + E <= cnt) {
     T v[E];
@@ -1419,7 +1514,7 @@ RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, co
     for (unsigned i = lo; i < cnt; ++i) rs_add_one(a, vals[rs_pad<E>(i)]);
   }
   rs_block_exclusive_scan(a, S);
-  RsAcc<T, K> pre;
+  RsAcc<T, K> pre(f);
   if (prefixes) {
     rs_tile_prefix<T, K>(prefixes, ntiles, t, pre);
   } else {
@@ -1461,12 +1556,12 @@ RS_DEV void rs_tile_scan_one(const T* x, T* out, rs_u64 n, const T* prefixes, co
 // that rs_tile_scan_fixed_body listed (grid-stride over the list; any grid size).
 template <typename T, int K, int E>
 RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes, const T* start, rs_u64 ntiles,
-                              const rs_u32* count, const rs_u32* list) {
+                              const rs_u32* count, const rs_u32* list, RsFold<K> f) {
   // One call site (the body is large): without a list, this block's tile only.
   const rs_u64 cnt = list ? (rs_u64)*count : RS_BID + 1;
 #pragma unroll 1
   for (rs_u64 i = RS_BID; i < cnt; i += RS_GDIM) {
-    rs_tile_scan_one<T, K, E>(x, out, n, prefixes, start, ntiles, list ? (rs_u64)list[i] : i);
+    rs_tile_scan_one<T, K, E>(x, out, n, prefixes, start, ntiles, list ? (rs_u64)list[i] : i, f);
     RS_SYNC();  // the next tile reuses the shared memory
   }
 }
@@ -1479,12 +1574,12 @@ RS_DEV void rs_tile_scan_body(const T* x, T* out, rs_u64 n, const T* prefixes, c
 // the scan pass's, about to be counted), so a call needs no memset.
 // Shared memory: 16 bytes, then (2K + 1) (blockDim + RS_RAKE) values.
 template <typename T, int K>
-RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl) {
+RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl, RsFold<K> f) {
   RS_DYN_SHARED(rs_smem);
   rs_u32* flag = reinterpret_cast<rs_u32*>(rs_smem);
   T* S = reinterpret_cast<T*>(rs_smem + 16);
   const unsigned tid = RS_TID, B = RS_BDIM;
-  const rs_u64 st = 2 * K + 1;
+  const rs_u64 st = 2 * f.get() + 1;
   const rs_u64 ng = rs_groups(ntiles);
   T* level1 = tiles + ntiles * st;
   if (RS_BID == 0 && tid == 0) {
@@ -1497,7 +1592,7 @@ RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl) {
     const rs_u64 size = ntiles - first < RS_GROUP ? ntiles - first : RS_GROUP;
     // The next group may reuse S at once: a scan's first and last accesses to it are each
     // thread's own slot.
-    rs_scan_states<T, K>(tiles + first * st, size, level1 + g * st, S);
+    rs_scan_states<T, K>(tiles + first * st, size, level1 + g * st, S, f);
   }
   if (tid == B - 1) {  // the thread that wrote this block's totals
     RS_FENCE();
@@ -1506,37 +1601,55 @@ RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl) {
   RS_SYNC();
   if (!*flag) return;  // the same for every thread
   RS_FENCE();
-  rs_scan_states<T, K>(level1, ng, (T*)0, S);
+  rs_scan_states<T, K>(level1, ng, (T*)0, S, f);
   if (tid == 0) ctl[2] = 0;
 }
 
+// The kernels of one type at fold K (K > 0), or at any fold up to -K (K < 0: the fold is the
+// last argument; the kernels named _kn), with the suffix _k##KN. Every kernel takes the fold
+// as its last argument (a constant fold's kernels ignore it), so that one argument list
+// serves both.
+#define RS_INSTANTIATE_GENERAL(T, TN, KN, K)                                                          \
+  RS_KERNEL void rs_sum_##TN##_k##KN(const T* x, rs_u64 n, T* states, rs_u32* counter, T* result,     \
+                                     rs_u64 fold) {                                                 \
+    rs_sum_body<T, K>(x, n, states, counter, result, RsFold<K>(fold));                              \
+  }                                                                                                 \
+  RS_KERNEL void rs_tile_reduce_##TN##_k##KN(const T* x, rs_u64 n, T* tiles, const rs_u32* count,   \
+                                             const rs_u32* list, rs_u64 fold) {                     \
+    rs_tile_reduce_body<T, K, RsF<T>::TILE_E>(x, n, tiles, count, list, RsFold<K>(fold));           \
+  }                                                                                                 \
+  RS_KERNEL void rs_tile_prefixes_##TN##_k##KN(T* tiles, rs_u64 ntiles, rs_u32* ctl, rs_u64 fold) { \
+    rs_tile_prefixes_body<T, K>(tiles, ntiles, ctl, RsFold<K>(fold));                               \
+  }                                                                                                 \
+  RS_KERNEL void rs_tile_scan_##TN##_k##KN(const T* x, T* out, rs_u64 n, const T* prefixes,         \
+                                           const T* start, rs_u64 ntiles, const rs_u32* count,      \
+                                           const rs_u32* list, rs_u64 fold) {                       \
+    rs_tile_scan_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, start, ntiles, count, list,        \
+                                            RsFold<K>(fold));                                       \
+  }
+
+// A constant fold: the general kernels and the fixed-window ones (whose per-slot arrays of
+// the block need a constant fold).
 #define RS_INSTANTIATE(T, TN, K)                                                                    \
-  RS_KERNEL void rs_sum_##TN##_k##K(const T* x, rs_u64 n, T* states, rs_u32* counter, T* result) {  \
-    rs_sum_body<T, K>(x, n, states, counter, result);                                               \
-  }                                                                                                 \
-  RS_KERNEL void rs_tile_reduce_##TN##_k##K(const T* x, rs_u64 n, T* tiles, const rs_u32* count,    \
-                                            const rs_u32* list) {                                   \
-    rs_tile_reduce_body<T, K, RsF<T>::TILE_E>(x, n, tiles, count, list);                            \
-  }                                                                                                 \
+  RS_INSTANTIATE_GENERAL(T, TN, K, K)                                                               \
   RS_KERNEL void rs_tile_reduce_fixed_##TN##_k##K(const T* x, rs_u64 n, T* tiles, rs_u32* count,    \
-                                                  rs_u32* list, T* parts, rs_u32* tops) {           \
+                                                  rs_u32* list, T* parts, rs_u32* tops,             \
+                                                  rs_u64 fold) {                                    \
+    (void)fold;                                                                                     \
     rs_tile_reduce_fixed_body<T, K, RsF<T>::TILE_E>(x, n, tiles, count, list, parts, tops);         \
-  }                                                                                                 \
-  RS_KERNEL void rs_tile_prefixes_##TN##_k##K(T* tiles, rs_u64 ntiles, rs_u32* ctl) {               \
-    rs_tile_prefixes_body<T, K>(tiles, ntiles, ctl);                                                \
   }                                                                                                 \
   RS_KERNEL void rs_tile_scan_fixed_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,    \
                                                 const T* start, rs_u64 ntiles, rs_u32* count,       \
-                                                rs_u32* list, const T* parts, const rs_u32* tops) { \
+                                                rs_u32* list, const T* parts, const rs_u32* tops,   \
+                                                rs_u64 fold) {                                      \
+    (void)fold;                                                                                     \
     rs_tile_scan_fixed_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, start, ntiles, count, list,  \
                                                   parts, tops);                                     \
-  }                                                                                                 \
-  RS_KERNEL void rs_tile_scan_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* prefixes,          \
-                                          const T* start, rs_u64 ntiles, const rs_u32* count,       \
-                                          const rs_u32* list) {                                     \
-    rs_tile_scan_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, start, ntiles, count, list);       \
   }
 
+// The folds of the tuned kernels; the larger ones (to the format's largest, f64 52 and f32
+// 21) run on the run-time-fold kernels, built once per type (no fixed-window kernels: the
+// general path takes every tile).
 RS_INSTANTIATE(double, f64, 2)
 RS_INSTANTIATE(double, f64, 3)
 RS_INSTANTIATE(double, f64, 4)
@@ -1551,6 +1664,8 @@ RS_INSTANTIATE(float, f32, 5)
 RS_INSTANTIATE(float, f32, 6)
 RS_INSTANTIATE(float, f32, 7)
 RS_INSTANTIATE(float, f32, 8)
+RS_INSTANTIATE_GENERAL(double, f64, n, -52)
+RS_INSTANTIATE_GENERAL(float, f32, n, -21)
 
 // The arithmetic probe: out64[i] = in64[2i] op in64[2i+1] (add for i < 8, mul for
 // 8 <= i < 12), the same for f32, and out32[12 + i] = f32(in64[24 + i]) for i < 4.

@@ -17,7 +17,7 @@ use reprosum_core::{encoding, DynAccumulator, Float};
 use crate::host::{self, MAX_STATE_BYTES};
 use crate::layout::{CONTROL_BYTES, GROUP, RAKE};
 use crate::runtime::{Func, Handle, Memory, Runtime, Side};
-use crate::{check_fold, GpuError, GPU_FOLDS};
+use crate::{check_fold, GpuError, TUNED_FOLDS};
 
 /// The default threads per block of the sum (halved for the default launch while a kernel's
 /// shared memory would not fit the device).
@@ -113,27 +113,30 @@ impl<const N: usize> Args<N> {
     }
 }
 
-// Parameters of each kernel (checked against the kernel source by a test).
-const SUM_PARAMS: usize = 5;
-const REDUCE_PARAMS: usize = 5;
-const REDUCE_FIXED_PARAMS: usize = 7;
-const PREFIXES_PARAMS: usize = 3;
-const SCAN_PARAMS: usize = 8;
-const SCAN_FIXED_PARAMS: usize = 10;
+// Parameters of each kernel (checked against the kernel source by a test). Every kernel's
+// last parameter is the fold (the kernels built for one fold ignore it; the `_kn` kernels
+// run at it).
+const SUM_PARAMS: usize = 6;
+const REDUCE_PARAMS: usize = 6;
+const REDUCE_FIXED_PARAMS: usize = 8;
+const PREFIXES_PARAMS: usize = 4;
+const SCAN_PARAMS: usize = 9;
+const SCAN_FIXED_PARAMS: usize = 11;
 const PROBE_PARAMS: usize = 4;
 
-/// `rs_sum_*(x, n, states, counter, result)`.
-fn sum_args(x: u64, n: u64, states: u64, counter: u64, result: u64) -> Args<SUM_PARAMS> {
-    Args([x, n, states, counter, result])
+/// `rs_sum_*(x, n, states, counter, result, fold)`.
+fn sum_args(x: u64, n: u64, states: u64, counter: u64, result: u64, fold: usize) -> Args<SUM_PARAMS> {
+    Args([x, n, states, counter, result, fold as u64])
 }
 
-/// `rs_tile_reduce_*(x, n, tiles, count, list)`; the fixed kernel also takes
-/// `(parts, tops)` ([`reduce_fixed_args`]).
-fn reduce_args(x: u64, n: u64, tiles: u64, ctl: u64, list: u64) -> Args<REDUCE_PARAMS> {
-    Args([x, n, tiles, ctl, list])
+/// `rs_tile_reduce_*(x, n, tiles, count, list, fold)`; the fixed kernel also takes
+/// `(parts, tops)` before the fold ([`reduce_fixed_args`]).
+fn reduce_args(x: u64, n: u64, tiles: u64, ctl: u64, list: u64, fold: usize) -> Args<REDUCE_PARAMS> {
+    Args([x, n, tiles, ctl, list, fold as u64])
 }
 
-/// `rs_tile_reduce_fixed_*(x, n, tiles, count, list, parts, tops)`.
+/// `rs_tile_reduce_fixed_*(x, n, tiles, count, list, parts, tops, fold)`.
+#[allow(clippy::too_many_arguments)]
 fn reduce_fixed_args(
     x: u64,
     n: u64,
@@ -142,13 +145,14 @@ fn reduce_fixed_args(
     list: u64,
     parts: u64,
     tops: u64,
+    fold: usize,
 ) -> Args<REDUCE_FIXED_PARAMS> {
-    Args([x, n, tiles, ctl, list, parts, tops])
+    Args([x, n, tiles, ctl, list, parts, tops, fold as u64])
 }
 
-/// `rs_tile_prefixes_*(tiles, ntiles, ctl)`.
-fn prefixes_args(tiles: u64, ntiles: u64, ctl: u64) -> Args<PREFIXES_PARAMS> {
-    Args([tiles, ntiles, ctl])
+/// `rs_tile_prefixes_*(tiles, ntiles, ctl, fold)`.
+fn prefixes_args(tiles: u64, ntiles: u64, ctl: u64, fold: usize) -> Args<PREFIXES_PARAMS> {
+    Args([tiles, ntiles, ctl, fold as u64])
 }
 
 /// The scan kernels' common arguments.
@@ -161,21 +165,25 @@ struct Scan {
     start: u64,
     ntiles: u64,
     ctl: u64,
+    fold: u64,
 }
 
-/// `rs_tile_scan_*(x, out, n, prefixes, start, ntiles, count, list)`.
+/// `rs_tile_scan_*(x, out, n, prefixes, start, ntiles, count, list, fold)`.
 fn scan_args(s: Scan, list: u64) -> Args<SCAN_PARAMS> {
-    Args([s.x, s.out, s.n, s.prefixes, s.start, s.ntiles, s.ctl, list])
-}
-
-/// `rs_tile_scan_fixed_*(x, out, n, prefixes, start, ntiles, count, list, parts, tops)`.
-fn scan_fixed_args(s: Scan, list: u64, parts: u64, tops: u64) -> Args<SCAN_FIXED_PARAMS> {
     Args([
-        s.x, s.out, s.n, s.prefixes, s.start, s.ntiles, s.ctl, list, parts, tops,
+        s.x, s.out, s.n, s.prefixes, s.start, s.ntiles, s.ctl, list, s.fold,
     ])
 }
 
-/// The kernels of one type and fold.
+/// `rs_tile_scan_fixed_*(x, out, n, prefixes, start, ntiles, count, list, parts, tops, fold)`.
+fn scan_fixed_args(s: Scan, list: u64, parts: u64, tops: u64) -> Args<SCAN_FIXED_PARAMS> {
+    Args([
+        s.x, s.out, s.n, s.prefixes, s.start, s.ntiles, s.ctl, list, parts, tops, s.fold,
+    ])
+}
+
+/// The kernels of one type and fold ([`TUNED_FOLDS`]), or of one type at any larger fold
+/// (the `_kn` kernels, which have no fixed-window kernels).
 #[derive(Clone, Copy)]
 struct Kernels {
     sum: Func,
@@ -354,6 +362,8 @@ pub struct Device<R: Runtime> {
     max_smem: u32,
     warp_size: u32,
     kernels: [[Kernels; 7]; 2],
+    /// The `_kn` kernels (a fold given at run time) of f64 and f32.
+    runtime_fold: [Kernels; 2],
     probe: Func,
     ws: Mutex<Workspace>,
     occ: Mutex<Vec<OccEntry>>,
@@ -406,31 +416,37 @@ impl<R: Runtime> Device<R> {
         let _bound = Bound::<R>::save();
         let o = R::open(ordinal)?;
         let mut kernels = Vec::with_capacity(2);
+        let mut runtime_fold = Vec::with_capacity(2);
         for t in ["f64", "f32"] {
-            let mut row = Vec::with_capacity(7);
-            for k in GPU_FOLDS {
+            // `k` a fold of TUNED_FOLDS, or "n" (the run-time-fold kernels: no fixed-window ones).
+            let lookup = |k: &str| -> Result<Kernels, GpuError> {
                 // SAFETY: the module `open` just loaded, in the context it made current.
                 let f = |name: &str| unsafe { R::function(o.module, &format!("rs_{name}_{t}_k{k}")) };
                 let fixed = |name: &str| -> Result<Option<Func>, GpuError> {
-                    if R::CAPS.fixed_window {
+                    if R::CAPS.fixed_window && k != "n" {
                         f(name).map(Some)
                     } else {
                         Ok(None)
                     }
                 };
-                row.push(Kernels {
+                Ok(Kernels {
                     sum: f("sum")?,
                     tile_reduce: f("tile_reduce")?,
                     tile_prefixes: f("tile_prefixes")?,
                     tile_scan: f("tile_scan")?,
                     tile_reduce_fixed: fixed("tile_reduce_fixed")?,
                     tile_scan_fixed: fixed("tile_scan_fixed")?,
-                });
-            }
+                })
+            };
+            let row = TUNED_FOLDS
+                .map(|k| lookup(&k.to_string()))
+                .collect::<Result<Vec<_>, _>>()?;
             kernels.push(row);
+            runtime_fold.push(lookup("n")?);
         }
         let to7 = |v: &[Kernels]| -> [Kernels; 7] { [v[0], v[1], v[2], v[3], v[4], v[5], v[6]] };
         let kernels = [to7(&kernels[0]), to7(&kernels[1])];
+        let runtime_fold = [runtime_fold[0], runtime_fold[1]];
         // SAFETY: as above.
         let probe = unsafe { R::function(o.module, "rs_probe") }?;
         Ok(Device {
@@ -443,6 +459,7 @@ impl<R: Runtime> Device<R> {
             max_smem: o.max_smem,
             warp_size: o.warp_size,
             kernels,
+            runtime_fold,
             probe,
             ws: Mutex::new(Workspace::new()),
             occ: Mutex::new(Vec::new()),
@@ -498,6 +515,18 @@ impl<R: Runtime> Device<R> {
         Ok(f.max_threads.min(fit as u32))
     }
 
+    /// The largest block size the cumulative sum of this type and fold takes on this device
+    /// (the general tile-scan kernel's limit and the device's shared memory).
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`].
+    pub fn max_cumsum_block<T: GpuFloat>(&self, fold: usize) -> Result<u32, GpuError> {
+        let f = self.kernels::<T>(fold)?.tile_scan;
+        let (per, fixed) = scan_smem::<T>(fold);
+        let fit = (self.max_smem as usize).saturating_sub(fixed) / per;
+        Ok(f.max_threads.min(fit as u32))
+    }
+
     fn bind(&self) -> Result<Bound<R>, GpuError> {
         Bound::bind(self.ctx)
     }
@@ -507,8 +536,12 @@ impl<R: Runtime> Device<R> {
     }
 
     fn kernels<T: GpuFloat>(&self, fold: usize) -> Result<Kernels, GpuError> {
-        check_fold(fold)?;
-        Ok(self.kernels[T::SLOT][fold - GPU_FOLDS.start()])
+        check_fold::<T>(fold)?;
+        Ok(if TUNED_FOLDS.contains(&fold) {
+            self.kernels[T::SLOT][fold - TUNED_FOLDS.start()]
+        } else {
+            self.runtime_fold[T::SLOT]
+        })
     }
 
     fn occupancy(&self, f: &Func, block: u32, smem: u32) -> Result<Option<u32>, GpuError> {
@@ -659,7 +692,7 @@ impl<R: Runtime> Device<R> {
         // SAFETY: the host buffer holds at least `bytes` bytes; nothing else uses it while the
         // workspace is locked.
         unsafe { std::ptr::write_bytes(host_ptr, 0xFF, bytes) };
-        let args = sum_args(x, n as u64, ws.states.ptr, ws.counter.ptr, result);
+        let args = sum_args(x, n as u64, ws.states.ptr, ws.counter.ptr, result, fold);
         // SAFETY: the kernel reads n values at x (the caller's contract) and writes `grid`
         // states, the counter and the result, all allocated above for this launch.
         unsafe { self.launch(&k.sum, grid, block, smem, stream, args) }?;
@@ -780,10 +813,10 @@ impl<R: Runtime> Device<R> {
             return Err(GpuError::InvalidPointer("null or misaligned input or output"));
         }
         let slots = 2 * fold + 1;
-        let per_thread = slots * T::BYTES + (T::TILE_ITEMS as usize + 1) * T::BYTES;
         let rake = RAKE * slots * T::BYTES;
+        let (per_thread, scan_fixed) = scan_smem::<T>(fold);
         let (block, smem_scan) =
-            self.block_for(&k.tile_scan, launch.block, CUMSUM_BLOCK, per_thread, 16 + rake)?;
+            self.block_for(&k.tile_scan, launch.block, CUMSUM_BLOCK, per_thread, scan_fixed)?;
         let tile = block as u64 * T::TILE_ITEMS as u64;
         let ntiles = (n as u64).div_ceil(tile);
         if ntiles > i32::MAX as u64 {
@@ -842,6 +875,7 @@ impl<R: Runtime> Device<R> {
             start: start_ptr,
             ntiles,
             ctl: ctl + 4,
+            fold: fold as u64,
         };
         // Two lists of tiles for the general kernels (reduce, then scan); their counts are
         // control words. Null lists: the general kernel takes every tile.
@@ -875,13 +909,13 @@ impl<R: Runtime> Device<R> {
             // or over every tile without the fixed kernel.
             let mut grid = ntiles as u32;
             if let Some((f, smem)) = rfixed {
-                let args = reduce_fixed_args(x, np, tiles, ctl, list_reduce, parts, tops);
+                let args = reduce_fixed_args(x, np, tiles, ctl, list_reduce, parts, tops, fold);
                 // SAFETY: the kernel reads n values at x and writes the tiles' states, the
                 // list, its count and the handed sums, allocated above.
                 unsafe { self.launch(&f, grid, block, smem, stream, args) }?;
                 grid = grid.min(self.multiprocessors.saturating_mul(4).max(1));
             }
-            let args = reduce_args(x, np, tiles, ctl, list_reduce);
+            let args = reduce_args(x, np, tiles, ctl, list_reduce, fold);
             // SAFETY: as above; the general kernel reads the list the fixed one wrote (or
             // takes every tile with a null list).
             unsafe { self.launch(&k.tile_reduce, grid, block, smem_reduce, stream, args) }?;
@@ -901,7 +935,7 @@ impl<R: Runtime> Device<R> {
                 }
                 *forked = true;
             }
-            let args = prefixes_args(tiles, ntiles, ctl);
+            let args = prefixes_args(tiles, ntiles, ctl, fold);
             // SAFETY: the kernel turns the tiles' states into their prefixes in place (the
             // buffer holds ntiles + ngroups states).
             unsafe {
@@ -1020,7 +1054,7 @@ impl<R: Runtime> Device<R> {
         stream: Stream,
         launch: &Launch,
     ) -> Result<(DynAccumulator<T>, T), GpuError> {
-        check_fold(fold)?;
+        check_fold::<T>(fold)?;
         if xs.len() as u64 > T::CAPACITY {
             return Err(GpuError::CapacityExceeded);
         }
@@ -1139,7 +1173,7 @@ impl<R: Runtime> Device<R> {
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
-        check_fold(fold)?;
+        check_fold::<T>(fold)?;
         if xs.len() != out.len() {
             return Err(GpuError::LengthMismatch);
         }
@@ -1202,7 +1236,7 @@ impl<R: Runtime> Device<R> {
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
-        check_fold(acc.fold())?;
+        check_fold::<T>(acc.fold())?;
         host::check_room::<T>(acc.count(), n)?;
         if n == 0 {
             return Ok(());
@@ -1231,7 +1265,7 @@ impl<R: Runtime> Device<R> {
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
-        check_fold(acc.fold())?;
+        check_fold::<T>(acc.fold())?;
         host::check_room::<T>(acc.count(), xs.len())?;
         if xs.is_empty() {
             return Ok(());
@@ -1270,7 +1304,7 @@ impl<R: Runtime> Device<R> {
         out: &mut DeviceBuffer<R, T>,
         launch: &Launch,
     ) -> Result<(), GpuError> {
-        check_fold(start.fold())?;
+        check_fold::<T>(start.fold())?;
         self.check_pair(x, out)?;
         let fold = start.fold();
         // SAFETY: both buffers hold len values of T on this device.
@@ -1286,7 +1320,7 @@ impl<R: Runtime> Device<R> {
         start: &DynAccumulator<T>,
         x: &mut DeviceBuffer<R, T>,
     ) -> Result<(), GpuError> {
-        check_fold(start.fold())?;
+        check_fold::<T>(start.fold())?;
         self.check_buffer(x)?;
         let (fold, launch) = (start.fold(), Launch::default());
         // SAFETY: the buffer holds len values of T; the kernels allow out == x.
@@ -1310,7 +1344,7 @@ impl<R: Runtime> Device<R> {
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
-        check_fold(start.fold())?;
+        check_fold::<T>(start.fold())?;
         // SAFETY: the caller's contract.
         unsafe { self.cumsum_dev::<T>(x, out, n, start.fold(), Some(start), stream, launch) }
     }
@@ -1398,7 +1432,8 @@ impl<R: Runtime> Device<R> {
     fn self_check(&self) -> Result<(), GpuError> {
         let xs = self_check_input();
         let fs: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
-        for fold in [2, 3, 8] {
+        // The tuned kernels at three folds, the run-time-fold ones at f32's largest.
+        for fold in [2, 3, 8, 21] {
             self.self_check_one(&xs, fold)?;
             self.self_check_one(&fs, fold)?;
         }
@@ -1525,6 +1560,16 @@ pub fn probe_cases() -> (Vec<u64>, Vec<u32>, Vec<u64>, Vec<u32>) {
         want32.push((f64::from_bits(in64[24 + i]) as f32).to_bits());
     }
     (in64, in32, want64, want32)
+}
+
+/// The general tile-scan kernel's shared memory at `fold`: bytes per thread (a state and a
+/// padded run of the tile) and fixed bytes (a 16-byte header, the raking threads' states).
+fn scan_smem<T: GpuFloat>(fold: usize) -> (usize, usize) {
+    let slots = 2 * fold + 1;
+    (
+        slots * T::BYTES + (T::TILE_ITEMS as usize + 1) * T::BYTES,
+        16 + RAKE * slots * T::BYTES,
+    )
 }
 
 fn le_word(b: &[u8], size: usize) -> u64 {
@@ -1744,7 +1789,7 @@ pub unsafe fn accumulate_ptr<R: Runtime, T: GpuFloat>(
     fold: usize,
     stream: *mut c_void,
 ) -> Result<(DynAccumulator<T>, T), GpuError> {
-    check_fold(fold)?;
+    check_fold::<T>(fold)?;
     if n == 0 {
         device::<R>(R::current_ordinal()?)?;
         let a = DynAccumulator::<T>::new(fold)?;
@@ -1805,7 +1850,7 @@ pub unsafe fn add_ptr<R: Runtime, T: GpuFloat>(
     n: usize,
     stream: *mut c_void,
 ) -> Result<(), GpuError> {
-    check_fold(acc.fold())?;
+    check_fold::<T>(acc.fold())?;
     host::check_room::<T>(acc.count(), n)?;
     // SAFETY: the caller's contract.
     let (part, _) = unsafe { accumulate_ptr::<R, T>(x, n, acc.fold(), stream) }?;
@@ -1873,7 +1918,7 @@ unsafe fn cumsum_ptr_from<R: Runtime, T: GpuFloat>(
     start: Option<&DynAccumulator<T>>,
     stream: *mut c_void,
 ) -> Result<(), GpuError> {
-    check_fold(fold)?;
+    check_fold::<T>(fold)?;
     host::check_room::<T>(start.map_or(0, |s| s.count()), n)?;
     if n == 0 {
         device::<R>(R::current_ordinal()?)?;
@@ -2063,6 +2108,7 @@ mod tests {
     fn params(name: &str) -> usize {
         let at = KERNELS
             .find(&format!("RS_KERNEL void {name}("))
+            .or_else(|| KERNELS.find(&format!("RS_KERNEL void {name}_##TN##_k##KN(")))
             .or_else(|| KERNELS.find(&format!("RS_KERNEL void {name}_##TN##_k##K(")))
             .unwrap_or_else(|| panic!("no kernel {name} in the source"));
         let open = at + KERNELS[at..].find('(').unwrap();
@@ -2111,12 +2157,42 @@ mod tests {
                 "{ty} endurance"
             );
         }
-        // The folds the host looks up are the ones instantiated, and no others.
-        for (ty, tn) in [("double", "f64"), ("float", "f32")] {
+        // The folds the host looks up are the ones instantiated, and no others; the
+        // run-time-fold kernels take every fold of the format.
+        for (ty, tn, max) in [
+            ("double", "f64", <f64 as Float>::MAX_FOLD),
+            ("float", "f32", <f32 as Float>::MAX_FOLD),
+        ] {
             let built: Vec<usize> = (1..=64)
                 .filter(|k| KERNELS.contains(&format!("RS_INSTANTIATE({ty}, {tn}, {k})\n")))
                 .collect();
-            assert_eq!(built, GPU_FOLDS.collect::<Vec<_>>(), "{ty} folds");
+            assert_eq!(built, TUNED_FOLDS.collect::<Vec<_>>(), "{ty} folds");
+            assert!(
+                KERNELS.contains(&format!("RS_INSTANTIATE_GENERAL({ty}, {tn}, n, -{max})\n")),
+                "{ty} run-time-fold kernels up to {max}"
+            );
+            assert_eq!(
+                KERNELS.matches(&format!("RS_INSTANTIATE_GENERAL({ty}, ")).count(),
+                1
+            );
+        }
+        // Every kernel's last parameter is the fold.
+        for name in [
+            "rs_sum",
+            "rs_tile_reduce",
+            "rs_tile_reduce_fixed",
+            "rs_tile_prefixes",
+        ] {
+            let at = KERNELS
+                .find(&format!("RS_KERNEL void {name}_##TN##_k##"))
+                .unwrap();
+            let close = at + KERNELS[at..].find(')').unwrap();
+            assert!(
+                KERNELS[at..close]
+                    .trim_end_matches(['\\', ' ', '\n'])
+                    .ends_with("rs_u64 fold"),
+                "{name}"
+            );
         }
     }
 }

@@ -50,7 +50,7 @@ pub enum GpuError {
     /// The device failed the arithmetic probe (subnormals, ties to even, signed zero) or
     /// the known-answer self-check; it is refused.
     ProbeFailed(String),
-    /// The fold is not one the kernels are built for (2..=8).
+    /// The fold is not one of the format's (2..=52 for f64, 2..=21 for f32).
     UnsupportedFold(usize),
     /// Input and output lengths differ.
     LengthMismatch,
@@ -85,9 +85,9 @@ impl fmt::Display for GpuError {
             GpuError::ProbeFailed(why) => write!(f, "device refused: {why}"),
             GpuError::UnsupportedFold(k) => write!(
                 f,
-                "fold {k} is not supported on the GPU ({}..={})",
-                crate::GPU_FOLDS.start(),
-                crate::GPU_FOLDS.end()
+                "fold {k} is outside 2..={} (f64) or 2..={} (f32)",
+                <f64 as reprosum_core::Float>::MAX_FOLD,
+                <f32 as reprosum_core::Float>::MAX_FOLD
             ),
             GpuError::LengthMismatch => f.write_str("input and output lengths differ"),
             GpuError::CapacityExceeded => f.write_str("more values than one accumulator can hold"),

@@ -21,8 +21,10 @@
 //! sum can continue from one (`cumsum_from_ptr`, `Device::cumsum_from`: element `i` is the
 //! value of the start with the first `i + 1` values added, as `reprosum::cumsum_from`).
 //!
-//! Folds 2..=8 are supported on the GPU; any other fold is [`GpuError::UnsupportedFold`]
-//! (never a silent fallback).
+//! Every fold of the format runs on the GPU: f64 2..=52 and f32 2..=21, as on the CPU
+//! ([`check_fold`]); folds 2..=8 ([`TUNED_FOLDS`]) on kernels built for each fold, the larger
+//! ones on kernels that take the fold at run time (slower: their slots are in local memory).
+//! Any other fold is [`GpuError::UnsupportedFold`] (never a silent fallback).
 
 #![warn(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
@@ -31,18 +33,42 @@
 mod error;
 pub use error::{Api, GpuError};
 
-/// The folds the GPU kernels are built for.
-pub const GPU_FOLDS: core::ops::RangeInclusive<usize> = 2..=8;
+/// The folds the GPU takes: f64's, 2..=52 (f32's end at 21: [`check_fold`]), the format's
+/// folds (`reprosum_core::Float::MAX_FOLD`).
+pub const GPU_FOLDS: core::ops::RangeInclusive<usize> = 2..=<f64 as reprosum_core::Float>::MAX_FOLD;
 
-/// Checks a fold against [`GPU_FOLDS`].
+/// The folds with kernels built for each fold (tuned: the slots in registers); the larger
+/// folds run on the kernels that take the fold at run time (`_kn` in the kernel source).
+pub const TUNED_FOLDS: core::ops::RangeInclusive<usize> = 2..=8;
+
+/// Checks a fold for values of type `T` (`f64`: 2..=52, `f32`: 2..=21, as the core).
 ///
 /// # Errors
-/// [`GpuError::UnsupportedFold`] for a fold outside `2..=8`.
-pub fn check_fold(fold: usize) -> Result<(), GpuError> {
-    if GPU_FOLDS.contains(&fold) {
+/// [`GpuError::UnsupportedFold`] for a fold outside `2..=T::MAX_FOLD`.
+pub fn check_fold<T: reprosum_core::Float>(fold: usize) -> Result<(), GpuError> {
+    if (2..=T::MAX_FOLD).contains(&fold) {
         Ok(())
     } else {
         Err(GpuError::UnsupportedFold(fold))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fold_of_the_format_and_no_other() {
+        for k in [0, 1, 53, 64] {
+            assert_eq!(check_fold::<f64>(k), Err(GpuError::UnsupportedFold(k)));
+        }
+        for k in [0, 1, 22, 52] {
+            assert_eq!(check_fold::<f32>(k), Err(GpuError::UnsupportedFold(k)));
+        }
+        assert!((2..=52).all(|k| check_fold::<f64>(k).is_ok()));
+        assert!((2..=21).all(|k| check_fold::<f32>(k).is_ok()));
+        assert_eq!(*GPU_FOLDS.end(), 52);
+        assert!(TUNED_FOLDS.clone().all(|k| GPU_FOLDS.contains(&k)));
     }
 }
 

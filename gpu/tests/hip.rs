@@ -23,7 +23,7 @@ mod gpu_common;
 
 use gpu_common::*;
 use reprosum_gpu::hip::{self, Launch};
-use reprosum_gpu::{check_fold, GpuError};
+use reprosum_gpu::GpuError;
 
 /// The entries of a clang offload bundle: (id, bytes).
 fn bundle_entries(b: &[u8]) -> Vec<(String, &[u8])> {
@@ -93,25 +93,18 @@ fn bundle_holds_one_code_object_per_target_with_its_wave_width() {
         let want_wave = if target.starts_with("gfx10") { 32 } else { 64 };
         assert_eq!(
             waves.len(),
-            85,
-            "{id}: 84 kernels (6 x 2 types x 7 folds) and the probe"
+            93,
+            "{id}: 84 kernels (6 x 2 types x 7 folds), 8 run-time-fold kernels (4 x 2 types) and the probe"
         );
         assert!(waves.iter().all(|&w| w == want_wave), "{id}: {waves:?}");
-        // No kernel uses scratch for more than spills, and every kernel takes 1024
-        // threads (the kernels are correct for any block size up to that).
+        // Every kernel takes 1024 threads (the kernels are correct for any block size up to
+        // that).
         let flat = metadata_ints(elf, b".max_flat_workgroup_size");
         assert!(
-            flat.len() == 85 && flat.iter().all(|&f| f == 1024),
+            flat.len() == 93 && flat.iter().all(|&f| f == 1024),
             "{id}: {flat:?}"
         );
-        println!("{target}: {} bytes, 85 kernels, wave{want_wave}", elf.len());
-    }
-}
-
-#[test]
-fn folds_outside_2_to_8_are_errors() {
-    for k in [0, 1, 9, 21, 52] {
-        assert_eq!(check_fold(k), Err(GpuError::UnsupportedFold(k)));
+        println!("{target}: {} bytes, 93 kernels, wave{want_wave}", elf.len());
     }
 }
 
@@ -197,8 +190,8 @@ fn no_runtime_or_device_is_an_error_value() {
     assert!(matches!(r, Err(GpuError::InvalidPointer(_))), "{r:?}");
     // Fold errors come before any device work.
     // SAFETY: as above.
-    let r = unsafe { hip::sum_ptr(xs.as_ptr(), xs.len(), 9, std::ptr::null_mut()) };
-    assert_eq!(r, Err(GpuError::UnsupportedFold(9)));
+    let r = unsafe { hip::sum_ptr(xs.as_ptr(), xs.len(), 53, std::ptr::null_mut()) };
+    assert_eq!(r, Err(GpuError::UnsupportedFold(53)));
 }
 
 #[test]
@@ -247,8 +240,10 @@ fn device_accumulator_merges_with_cpu_accumulators() {
     let a: Vec<f64> = (0..10_000).map(|i| (i as f64).sin() * 1e10).collect();
     let b: Vec<f64> = (0..777).map(|i| (i as f64).cos() * 1e-5).collect();
     let mut t = Tally::default();
-    for fold in 2..=8 {
+    for fold in test_folds::<f64>() {
         merge_check(&dev, &a, &b, fold, &mut t);
+    }
+    for fold in test_folds::<f32>() {
         let fa: Vec<f32> = a.iter().map(|&x| x as f32).collect();
         let fb: Vec<f32> = b.iter().map(|&x| x as f32).collect();
         merge_check(&dev, &fa, &fb, fold, &mut t);

@@ -13,7 +13,8 @@
  * libcudart, else libcuda), so the program builds anywhere; rank r uses device r mod (number
  * of devices). Every rank compares with the one-process CPU results (adn_sum_f64_fold,
  * adn_cumsum_f64_fold) bit for bit: sums, every element of every cumulative-sum slice (into
- * device memory, and in place on the device), folds 2, 3, 5 and ADN_MAX_FOLD_GPU (8), f64 and
+ * device memory, and in place on the device), folds 2, 3, 5, 8 and ADN_MAX_FOLD_F32 (21, the
+ * run-time-fold kernels; the largest fold of both types), f64 and
  * f32, the splits and data sets of test_mpi.c, shards in device memory and in host memory;
  * then a fold past ADN_MAX_FOLD_GPU (refused by the device on every rank alike) and a host
  * input with a device output (ADN_INVALID_POINTER, on the ranks whose slice is not empty: the
@@ -140,14 +141,14 @@ static void expect_everywhere(adn_status want, const double *x, const float *y) 
 
 /* The device sums and cumulative sums of one data set against the CPU's. */
 static void check_data(const char *set, const double *x, const float *y, size_t n, int device_memory) {
-    const unsigned folds[] = {2, 3, 5, ADN_MAX_FOLD_GPU};
+    const unsigned folds[] = {2, 3, 5, 8, ADN_MAX_FOLD_F32};
     double *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
     float *wantf = malloc(n * sizeof *wantf), *gotf = malloc(n * sizeof *gotf);
     double *dx = device_memory ? dev_alloc(n * sizeof *dx) : NULL, *dout = device_memory ? dev_alloc(n * sizeof *dout) : NULL;
     float *dy = device_memory ? dev_alloc(n * sizeof *dy) : NULL, *douty = device_memory ? dev_alloc(n * sizeof *douty) : NULL;
     char what[200];
     size_t where = 0;
-    for (int fi = 0; fi < 4; fi++) {
+    for (int fi = 0; fi < (int)(sizeof folds / sizeof folds[0]); fi++) {
         unsigned k = folds[fi];
         double sum64, s;
         float sum32, t;

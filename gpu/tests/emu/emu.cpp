@@ -1,5 +1,7 @@
 // CPU emulation of gpu/kernels/reprosum.cu. Checks the sum and cumsum kernels against a
-// vectors file (tests/vectors/*.txt) at every fold 2..8 present, by bits.
+// vectors file (tests/vectors/*.txt) at every fold present, by bits: folds 2..8 on the
+// kernels built for that fold, the larger ones (f64 9..52, f32 9..21) on the run-time-fold
+// kernels (K = -52, -21), which the hosts run on the general path only, as here.
 //
 // Two engines run the blocks (one after another):
 //   threads (default): blockDim real threads per block and a real barrier (std::barrier).
@@ -20,9 +22,11 @@
 //
 // Build: g++ -std=c++20 -O1 -ffp-contract=off -pthread gpu/tests/emu/emu.cpp -o emu
 // Run:   ./emu [--warp 32|64] [--sched asc|desc|rand] [--variant V] [--drop-sync LINE]
-//            [--mutate-syncs [--allow-undetected LINE]] [--expect-fail] [--random SEED]
+//            [--mutate-syncs [--allow-undetected LINE]] [--expect-fail] [--random SEED] [--max-fold K]
 //            tests/vectors/core_vectors.txt [block ...]
 //   --random SEED adds generated long cases (see gen_case) to the file's cases.
+//   --max-fold K skips the cases of larger folds (the barrier-removal run: folds 2..12 take
+//   both the kernels built for each fold and, from 9, the run-time-fold ones).
 //   A case with a `start` field (the kernels' layout of a state: K primaries, K carries,
 //   the flags slot; written with reprosum-core's expected bits by the example
 //   emu_from_cases) is a cumulative sum continued from that state: the scan kernels get it
@@ -361,22 +365,26 @@ struct Case { std::string name, dtype; int fold; std::vector<unsigned long long>
 
 
 
+// K > 0: the kernels of fold K; K < 0: the run-time-fold kernels at c.fold (<= -K).
 template <typename T, int K>
 static bool run_t(const Case& c, unsigned block, unsigned grid) {
   typedef typename RsF<T>::U U;
+  const RsFold<K> fold(c.fold);
+  const int k = fold.get();
+  constexpr bool fixed_window = K > 0;
   std::vector<T> x(c.in.size() + 1);
   T* xp = x.data() + ((c.in.size() % 2) ? 1 : 0);  // also exercise a misaligned start
   for (size_t i = 0; i < c.in.size(); ++i) xp[i] = rs_from_bits((U)c.in[i]);
   unsigned long long n = c.in.size();
-  const int slots = 2 * K + 1;
+  const int slots = 2 * k + 1;
   std::vector<T> states(grid * slots), result(slots + 1);
   for (auto& r : result) r = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
   unsigned counter = 0;
   g_engine_error = false;
-  launch(grid, block, 16 + slots * block * sizeof(T), [&] { rs_sum_body<T, K>(xp, n, states.data(), &counter, result.data()); });
+  launch(grid, block, 16 + slots * block * sizeof(T), [&] { rs_sum_body<T, K>(xp, n, states.data(), &counter, result.data(), fold); });
   bool ok = !g_engine_error;
-  if ((unsigned long long)rs_bits(result[2 * K + 1]) != c.sum) {
-    if (!g_quiet) printf("FAIL sum %s block %u grid %u: got %llx want %llx\n", c.name.c_str(), block, grid, (unsigned long long)rs_bits(result[2 * K + 1]), c.sum);
+  if ((unsigned long long)rs_bits(result[2 * k + 1]) != c.sum) {
+    if (!g_quiet) printf("FAIL sum %s block %u grid %u: got %llx want %llx\n", c.name.c_str(), block, grid, (unsigned long long)rs_bits(result[2 * k + 1]), c.sum);
     ok = false;
   }
   if (counter != 0) { if (!g_quiet) printf("FAIL counter not reset\n"); ok = false; }
@@ -400,14 +408,15 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
   const T* sp_fixed = g_ignore_start == IS_FIXED ? nullptr : sp;
   const T* sp_general = g_ignore_start == IS_GENERAL ? nullptr : sp;
   const T* sp_tile0 = g_ignore_start == IS_TILE0 ? nullptr : sp;
-  for (int reuse = 1; reuse >= 0 && !c.cum.empty() && n > 0; --reuse) {
+  // The run-time-fold kernels: once, the general kernels over every tile (as the hosts).
+  for (int reuse = fixed_window ? 1 : 0; reuse >= 0 && !c.cum.empty() && n > 0; --reuse) {
     const unsigned E = RsF<T>::TILE_E;
     unsigned long long tile = (unsigned long long)block * E, ntiles = (n + tile - 1) / tile;
     const unsigned long long ng = rs_groups(ntiles);
     std::vector<T> tiles((ntiles + ng) * slots, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), out(n);
     for (auto& o : out) o = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
     const T* pre = nullptr;
-    std::vector<T> parts(reuse ? ntiles * K * block : 0, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
+    std::vector<T> parts(reuse ? ntiles * k * block : 0, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
     std::vector<unsigned> tops(reuse ? ntiles : 0, 0xA5A5A5A5u);
     T* pp = reuse ? parts.data() : nullptr;
     unsigned* tp = reuse ? tops.data() : nullptr;
@@ -418,35 +427,42 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
     // doubles and the raking slots, magnitudes, a state, 16 bytes of alignment, the tile in
     // the run layout.
     const size_t smem_general = 16 + slots * (block + RS_RAKE) * sizeof(T) + (tile + block) * sizeof(T);
-    const size_t smem_fixed = 16 + K * sizeof(double) * (rs_part_row(block) + RS_RAKE) + sizeof(T) * (block + RS_RAKE) + slots * sizeof(T) + 16 + block * E * sizeof(T);
+    const size_t smem_fixed = 16 + k * sizeof(double) * (rs_part_row(block) + RS_RAKE) + sizeof(T) * (block + RS_RAKE) + slots * sizeof(T) + 16 + block * E * sizeof(T);
     if (ntiles > 1) {
-      // As gpu/src/cuda.rs: the fixed-window kernel over every tile, then the general kernel
-      // over the tiles it listed.
-      std::vector<unsigned> rlist(ntiles, 0xA5A5A5A5u);
       if (ctl[0] != 0 || ctl[2] != 0) { if (!g_quiet) printf("FAIL %s: control words not reset (%u, %u)\n", c.name.c_str(), ctl[0], ctl[2]); ok = false; }
-      launch(ntiles, block, smem_fixed, [&] { rs_tile_reduce_fixed_body<T, K, E>(xp, n, tiles.data(), &ctl[0], rlist.data(), pp, tp); });
-      if (ctl[0] > ntiles) { if (!g_quiet) printf("FAIL reduce %s: %u tiles listed of %llu\n", c.name.c_str(), ctl[0], ntiles); ok = false; }
-      if (!same_listing(c.name + " block " + std::to_string(block) + mode + " reduce", ctl[0])) ok = false;
-      launch(2, block, 16 + slots * block * sizeof(T), [&] { rs_tile_reduce_body<T, K, E>(xp, n, tiles.data(), &ctl[0], rlist.data()); });
+      if constexpr (fixed_window) {
+        // As gpu/src/cuda.rs: the fixed-window kernel over every tile, then the general kernel
+        // over the tiles it listed.
+        std::vector<unsigned> rlist(ntiles, 0xA5A5A5A5u);
+        launch(ntiles, block, smem_fixed, [&] { rs_tile_reduce_fixed_body<T, K, E>(xp, n, tiles.data(), &ctl[0], rlist.data(), pp, tp); });
+        if (ctl[0] > ntiles) { if (!g_quiet) printf("FAIL reduce %s: %u tiles listed of %llu\n", c.name.c_str(), ctl[0], ntiles); ok = false; }
+        if (!same_listing(c.name + " block " + std::to_string(block) + mode + " reduce", ctl[0])) ok = false;
+        launch(2, block, 16 + slots * block * sizeof(T), [&] { rs_tile_reduce_body<T, K, E>(xp, n, tiles.data(), &ctl[0], rlist.data(), fold); });
+      } else {
+        // The general kernel over every tile (no list: block b takes tile b).
+        launch(ntiles, block, 16 + slots * block * sizeof(T), [&] { rs_tile_reduce_body<T, K, E>(xp, n, tiles.data(), &ctl[0], nullptr, fold); });
+      }
       ctl[1] = 0xA5A5A5A5u;  // left by the last call: the prefix kernel zeroes it
       const unsigned pblock = reuse ? block : 3;
-      launch(ng < 3 ? ng : 3, pblock, 16 + slots * (pblock + RS_RAKE) * sizeof(T), [&] { rs_tile_prefixes_body<T, K>(tiles.data(), ntiles, ctl); });
+      launch(ng < 3 ? ng : 3, pblock, 16 + slots * (pblock + RS_RAKE) * sizeof(T), [&] { rs_tile_prefixes_body<T, K>(tiles.data(), ntiles, ctl, fold); });
       if (ctl[0] != 0 || ctl[1] != 0 || ctl[2] != 0) { if (!g_quiet) printf("FAIL %s: prefix kernel left control words (%u, %u, %u)\n", c.name.c_str(), ctl[0], ctl[1], ctl[2]); ok = false; }
       pre = tiles.data();
     }
     // As gpu/src/cuda.rs: the fixed-window kernel over every tile, then the general kernel
     // over the tiles it listed (a small grid, grid-stride); one tile: the general kernel.
-    if (ntiles > 1) {
-      std::vector<unsigned> list(ntiles, 0xA5A5A5A5u);
-      launch(ntiles, block, smem_fixed, [&] { rs_tile_scan_fixed_body<T, K, E>(xp, out.data(), n, pre, sp_fixed, ntiles, &ctl[1], list.data(), pp, tp); });
-      if (ctl[1] > ntiles) { if (!g_quiet) printf("FAIL cumsum %s: %u tiles listed of %llu\n", c.name.c_str(), ctl[1], ntiles); ok = false; }
-      if (!same_listing(c.name + " block " + std::to_string(block) + mode + " scan", ctl[1])) ok = false;
-      if (!g_engine_error) launch(3, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, sp_general, ntiles, &ctl[1], list.data()); });
-      // Tile 0 (without a list, block b takes tile b; no tiles before it: its prefix is the
-      // start, or empty).
-      if (!g_engine_error) launch(1, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, nullptr, sp_tile0, ntiles, &ctl[1], nullptr); });
+    if (ntiles > 1 && fixed_window) {
+      if constexpr (fixed_window) {
+        std::vector<unsigned> list(ntiles, 0xA5A5A5A5u);
+        launch(ntiles, block, smem_fixed, [&] { rs_tile_scan_fixed_body<T, K, E>(xp, out.data(), n, pre, sp_fixed, ntiles, &ctl[1], list.data(), pp, tp); });
+        if (ctl[1] > ntiles) { if (!g_quiet) printf("FAIL cumsum %s: %u tiles listed of %llu\n", c.name.c_str(), ctl[1], ntiles); ok = false; }
+        if (!same_listing(c.name + " block " + std::to_string(block) + mode + " scan", ctl[1])) ok = false;
+        if (!g_engine_error) launch(3, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, sp_general, ntiles, &ctl[1], list.data(), fold); });
+        // Tile 0 (without a list, block b takes tile b; no tiles before it: its prefix is the
+        // start, or empty).
+        if (!g_engine_error) launch(1, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, nullptr, sp_tile0, ntiles, &ctl[1], nullptr, fold); });
+      }
     } else {
-      launch(ntiles, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, sp_general, ntiles, &ctl[1], nullptr); });
+      launch(ntiles, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(xp, out.data(), n, pre, sp_general, ntiles, &ctl[1], nullptr, fold); });
     }
     g_reverse = false;
     if (g_engine_error) ok = false;
@@ -475,6 +491,8 @@ static int run_fold(const Case& c, unsigned block, unsigned grid) {
     case 7: return run_t<T, 7>(c, block, grid);
     case 8: return run_t<T, 8>(c, block, grid);
   }
+  constexpr int kmax = sizeof(T) == 8 ? 52 : 21;  // the run-time-fold kernels (RS_INSTANTIATE_GENERAL)
+  if (c.fold >= 9 && c.fold <= kmax) return run_t<T, -kmax>(c, block, grid);
   return -1;
 }
 
@@ -556,11 +574,15 @@ static void add_generated(std::vector<Case>& cs, unsigned long long seed) {
   cs.push_back(gen_case<float, 8>("mixed", seed + 5, 4500));
 }
 
+// The largest fold of the cases run (--max-fold: a shorter run that still takes the
+// run-time-fold kernels, from fold 9).
+static int g_max_fold = 64;
+
 // Runs every usable case at every block size, grids 1 and 3; returns (passed, failed, skipped).
 static void run_all(const std::vector<Case>& cs, const std::vector<unsigned>& blocks, int& pass, int& fail, int& skip) {
   pass = fail = skip = 0;
   for (const Case& c : cs) {
-    if (c.gen || c.fold > 8 || c.in.size() > 200000) { ++skip; continue; }
+    if (c.gen || c.in.size() > 200000 || c.fold > g_max_fold) { ++skip; continue; }
     for (unsigned b : blocks)
       for (unsigned g : {1u, 3u}) {
         // The grid changes only the sum kernel's launch; a case with a start is there for
@@ -592,6 +614,7 @@ int main(int argc, char** argv) {
     else if (o == "--allow-undetected") allowed.insert(atoi(val().c_str()));
     else if (o == "--expect-fail") expect_fail = true;
     else if (o == "--random") random_seed = std::stoull(val());
+    else if (o == "--max-fold") g_max_fold = atoi(val().c_str());
     else if (o == "--ignore-start") {
       std::string v = val();
       g_ignore_start = v == "fixed" ? IS_FIXED : v == "general" ? IS_GENERAL : v == "tile0" ? IS_TILE0 : IS_NONE;
@@ -641,10 +664,10 @@ int main(int argc, char** argv) {
   }
   run_all(cs, blocks, pass, fail, skip);
   if (g_fibers)
-    printf("emu: fibers wave%u sched %s variant %d drop-sync %d: %d passed, %d failed, %d cases skipped (generated, fold > 8 or long)\n",
+    printf("emu: fibers wave%u sched %s variant %d drop-sync %d: %d passed, %d failed, %d cases skipped (generated, long or past --max-fold)\n",
            g_warp, sched, (int)g_variant, g_drop_line, pass, fail, skip);
   else
-    printf("emu: %d passed, %d failed, %d cases skipped (generated, fold > 8 or long)\n", pass, fail, skip);
+    printf("emu: %d passed, %d failed, %d cases skipped (generated, long or past --max-fold)\n", pass, fail, skip);
   if (expect_fail) {
     printf("emu: expected failure: %s\n", fail ? "yes (the broken variant was caught)" : "NO, the broken variant passed");
     return fail ? 0 : 1;

@@ -31,6 +31,22 @@ impl Tally {
     }
 }
 
+/// The launches of `ls` whose block the device's kernels of this type take at `fold`: the
+/// sum's largest block, or with `cumsum` the cumulative sum's (their shared memory grows with
+/// the fold; a larger block is an `InvalidLaunch` error).
+pub fn fitting<T: GpuFloat>(dev: &Device, fold: usize, ls: &[Launch], cumsum: bool) -> Vec<Launch> {
+    let max = if cumsum {
+        dev.max_cumsum_block::<T>(fold)
+    } else {
+        dev.max_sum_block::<T>(fold)
+    }
+    .unwrap_or(0);
+    ls.iter()
+        .copied()
+        .filter(|l| l.block.is_none_or(|b| b <= max))
+        .collect()
+}
+
 /// Launch settings every vectors case runs with (block sizes include non-powers of two).
 pub fn launches(dev: &Device) -> Vec<Launch> {
     let _ = dev;
@@ -59,15 +75,17 @@ pub fn launches(dev: &Device) -> Vec<Launch> {
     ]
 }
 
-/// Sum, accumulator bytes and cumsum of one case on the device, against the case's bits.
+/// The folds of the device tests: the tuned ones (2..=8) and the run-time-fold kernels at
+/// 9, 12, 20 and the type's largest (f64 52, f32 21).
+pub fn test_folds<T: reprosum_core::Float>() -> Vec<usize> {
+    let mut v: Vec<usize> = (2..=8).collect();
+    v.extend([9, 12, 20, T::MAX_FOLD]);
+    v
+}
+
+/// Sum, accumulator bytes and cumsum of one case on the device, against the case's bits
+/// (every fold of the vectors).
 pub fn run_case<T: GpuFloat>(dev: &Device, c: &Case, xs: &[T], t: &mut Tally, cumsum_launches: &[Launch]) {
-    if c.fold > 8 {
-        let r = dev.sum_host(xs, c.fold);
-        t.check(matches!(r, Err(GpuError::UnsupportedFold(_))), || {
-            format!("{}: fold {} not refused", c.name, c.fold)
-        });
-        return;
-    }
     let want_bytes: Option<Vec<u8>> = c.bytes().map(|b| b.collect());
     let buf = match DeviceBuffer::from_host(dev, xs) {
         Ok(b) => b,
@@ -76,7 +94,7 @@ pub fn run_case<T: GpuFloat>(dev: &Device, c: &Case, xs: &[T], t: &mut Tally, cu
             return;
         }
     };
-    for l in launches(dev) {
+    for l in fitting::<T>(dev, c.fold, &launches(dev), false) {
         // Skip one-thread launches on long inputs (slow, and covered by shorter cases).
         if l.block == Some(1) && xs.len() > 100_000 {
             continue;
@@ -134,7 +152,7 @@ pub fn cumsum_check<T: GpuFloat>(
         Ok(o) => o,
         Err(e) => return t.check(false, || format!("{name}: alloc: {e}")),
     };
-    for l in cumsum_launches {
+    for l in &fitting::<T>(dev, fold, cumsum_launches, true) {
         if out.fill_bytes(0xA5).is_err() {
             return t.check(false, || format!("{name}: poison"));
         }
@@ -240,9 +258,9 @@ const PIECES: [usize; 8] = [0, 1, 2, 2048, 4097, 31, 100_003, 0];
 
 /// `add_ptr` (device and host pointers), `Device::add_to` and `Device::add_host_to`, each
 /// chained over the pieces of an input, against `add_slice` of the same pieces by bytes
-/// after every piece, from every start state; folds 2..=8.
+/// after every piece, from every start state; every fold of [`test_folds`].
 pub fn add_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
-    for fold in 2..=8 {
+    for fold in test_folds::<T>() {
         let starts = starts::starts::<T>(fold, 77 + fold as u64);
         for (si, (sname, start)) in starts.iter().enumerate() {
             // Every start at the default fold and the top one; the others take a few.
@@ -391,7 +409,7 @@ fn from_paths<T: GpuFloat + StartFloat>(
 }
 
 /// Cumulative sums continued from every start state, against the core by bits: every fold
-/// 2..=8 at lengths 0, 1, 2 and around the tiles of 64, 128 and 256 threads (1024, 2048,
+/// of [`test_folds`] at lengths 0, 1, 2 and around the tiles of 64, 128 and 256 threads (1024, 2048,
 /// 4096, 8192 values); at folds 3 and 8 also 1e5 values by every path (buffers, in place,
 /// host slices, pointers) and launch; at fold 3 a prefix group's end (256 tiles) and 1e6.
 pub fn from_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
@@ -402,7 +420,7 @@ pub fn from_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
         grid: None,
     });
     let default = [Launch::default()];
-    for fold in 2..=8 {
+    for fold in test_folds::<T>() {
         let starts = starts::starts::<T>(fold, 1000 + fold as u64);
         for (si, (sname, start)) in starts.iter().enumerate() {
             let pattern = starts::PATTERNS[(si + 2 * fold) % starts::PATTERNS.len()];
@@ -425,7 +443,8 @@ pub fn from_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
                 // Every path and two launches at some lengths; the default buffer path at all.
                 let every = n == 100_000 || n == 2049;
                 let launches: &[Launch] = if every { &small } else { &default };
-                from_paths(dev, &name, start, &xs, &want, every || n <= 2, launches, t);
+                let launches = fitting::<T>(dev, fold, launches, true);
+                from_paths(dev, &name, start, &xs, &want, every || n <= 2, &launches, t);
             }
         }
     }
@@ -472,8 +491,8 @@ pub fn split_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
     }
 }
 
-/// The error cases of the add and cumsum-from entry points on a device: a start (or
-/// accumulator) whose fold the GPU does not take, the capacity (at and past it), lengths
+/// The error cases of the add and cumsum-from entry points on a device (every accumulator's
+/// fold is one the GPU takes): the capacity (at and past it), lengths
 /// that differ, a host input with a device output. Every error leaves the output or the
 /// accumulator as it was.
 pub fn from_error_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
@@ -485,61 +504,6 @@ pub fn from_error_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) 
             .map(|v| v.iter().all(|x| x.bits() == poison::<T>().bits()))
             .unwrap_or(false)
     };
-    for fold in [9usize, 12] {
-        let mut start = DynAccumulator::<T>::new(fold).unwrap();
-        start.add_slice(&xs[..10]).unwrap();
-        let before = start.to_bytes();
-        out.fill_bytes(0xA5).unwrap();
-        let r = dev.cumsum_from(&start, &buf, &mut out);
-        t.check(
-            r == Err(GpuError::UnsupportedFold(fold)) && untouched(&out),
-            || format!("from fold {fold}: {r:?}"),
-        );
-        let r = dev.cumsum_from_in_place(&start, &mut out);
-        t.check(
-            r == Err(GpuError::UnsupportedFold(fold)) && untouched(&out),
-            || format!("from in place fold {fold}: {r:?}"),
-        );
-        let mut hout = vec![poison::<T>(); xs.len()];
-        let r = dev.cumsum_from_host(&start, &xs, &mut hout);
-        t.check(
-            r == Err(GpuError::UnsupportedFold(fold)) && bits(&hout) == vec![poison::<T>().bits(); xs.len()],
-            || format!("from host fold {fold}: {r:?}"),
-        );
-        // SAFETY: device buffers of xs.len() values.
-        let r = unsafe {
-            gpu::cumsum_from_ptr(
-                &start,
-                buf.device_ptr() as *const T,
-                out.device_ptr() as *mut T,
-                xs.len(),
-                std::ptr::null_mut(),
-            )
-        };
-        t.check(
-            r == Err(GpuError::UnsupportedFold(fold)) && untouched(&out),
-            || format!("from ptr fold {fold}: {r:?}"),
-        );
-        let mut acc = start;
-        let r = dev.add_to(&mut acc, &buf);
-        t.check(
-            r == Err(GpuError::UnsupportedFold(fold)) && acc.to_bytes().as_bytes() == before.as_bytes(),
-            || format!("add fold {fold}: {r:?}"),
-        );
-        // SAFETY: a device buffer of xs.len() values.
-        let r = unsafe {
-            gpu::add_ptr(
-                &mut acc,
-                buf.device_ptr() as *const T,
-                xs.len(),
-                std::ptr::null_mut(),
-            )
-        };
-        t.check(
-            r == Err(GpuError::UnsupportedFold(fold)) && acc.to_bytes().as_bytes() == before.as_bytes(),
-            || format!("add ptr fold {fold}: {r:?}"),
-        );
-    }
     // The capacity: a start holding CAPACITY - n values takes n more, one more is refused.
     let mut base = DynAccumulator::<T>::new(3).unwrap();
     base.add_slice(&xs[..3]).unwrap();
@@ -610,7 +574,7 @@ pub fn from_error_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) 
 }
 
 /// The argument errors of `add_ptr` and `cumsum_from_ptr` that come before any device work
-/// (so they are the same with or without a device): a fold outside 2..=8, the capacity,
+/// (so they are the same with or without a device): the capacity,
 /// null, misaligned and partly overlapping pointers. Then a valid call: Ok with the core's
 /// bits on a device, else a "no device" error, with the accumulator and the output as
 /// they were.
@@ -626,17 +590,21 @@ pub fn pointer_argument_checks<T: GpuFloat + StartFloat>(t: &mut Tally) {
     // the count given; every call shown refuses its arguments before reading them, or reads
     // host memory that is there.
     unsafe {
-        let wide = DynAccumulator::<T>::new(9).unwrap();
-        let r = gpu::cumsum_from_ptr(&wide, xs.as_ptr(), out.as_mut_ptr(), xs.len(), null);
-        t.check(r == Err(GpuError::UnsupportedFold(9)), || {
-            format!("from_ptr fold 9: {r:?}")
-        });
+        // The largest fold (the run-time-fold kernels): the core's bytes on a device.
+        let wide = DynAccumulator::<T>::new(T::MAX_FOLD).unwrap();
         let mut a = wide;
         let r = gpu::add_ptr(&mut a, xs.as_ptr(), xs.len(), null);
-        t.check(
-            r == Err(GpuError::UnsupportedFold(9)) && a.to_bytes().as_bytes() == wide.to_bytes().as_bytes(),
-            || format!("add_ptr fold 9: {r:?}"),
-        );
+        let mut want = wide;
+        want.add_slice(&xs).unwrap();
+        match r {
+            Ok(()) => t.check(a.to_bytes().as_bytes() == want.to_bytes().as_bytes(), || {
+                format!("add_ptr fold {}", T::MAX_FOLD)
+            }),
+            Err(e) => t.check(
+                absent(&e) && a.to_bytes().as_bytes() == wide.to_bytes().as_bytes(),
+                || format!("add_ptr fold {} without a device: {e}", T::MAX_FOLD),
+            ),
+        }
         let over = starts::with_count_and_carries(&base, T::CAPACITY - xs.len() as u64 + 1, &[]);
         let r = gpu::cumsum_from_ptr(&over, xs.as_ptr(), out.as_mut_ptr(), xs.len(), null);
         t.check(r == Err(GpuError::CapacityExceeded), || {
