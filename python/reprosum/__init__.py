@@ -19,8 +19,8 @@ Accuracy is absolute, not relative
     float32. When huge values cancel, what is left can be lost: at K = 3 the float64 sum of
     ``[max, -max, max, -max, 1, 2, 3]`` is +0.0, and the float32 sum of
     ``[1e20, -1e20, 3.5, -2, 0.25]`` is +0.0 (K = 6 gives 2.0, K = 21 gives 1.75). A larger
-    ``fold`` buys accuracy at some speed (2 to 52 for float64, 2 to 21 for float32; 2 to 8 on
-    a GPU). Everything finer than 2**-1055 (float64) or 2**-144 (float32) is rounded away.
+    ``fold`` buys accuracy at some speed (2 to 52 for float64, 2 to 21 for float32, on the CPU
+    and on a GPU alike). Everything finer than 2**-1055 (float64) or 2**-144 (float32) is rounded away.
     Empty input, all -0.0 and exact cancellation give +0.0.
 
 NaN and Inf follow an order-free rule
