@@ -6,8 +6,10 @@ use reprosum_core::{encoding, DynAccumulator, Float};
 
 use crate::GpuError;
 
-/// Bytes of the largest state the kernels store (f64, fold 8: 2 * 8 + 1 slots of 8 bytes).
-pub(crate) const MAX_STATE_BYTES: usize = (2 * 8 + 1) * 8;
+/// Bytes of the largest state the kernels store (f64 at its largest fold, 52: 2 * 52 + 1
+/// slots of 8 bytes; f32's largest, 2 * 21 + 1 slots of 4 bytes, is smaller).
+pub(crate) const MAX_STATE_BYTES: usize = (2 * <f64 as Float>::MAX_FOLD + 1) * 8;
+const _: () = assert!((2 * <f32 as Float>::MAX_FOLD + 1) * 4 <= MAX_STATE_BYTES);
 
 fn no_memory<T>(n: usize) -> GpuError {
     GpuError::HostOutOfMemory {
@@ -46,7 +48,7 @@ pub(crate) fn check_room<T: Float>(count: u64, n: usize) -> Result<(), GpuError>
 /// whose bits are the flags: bit 0 NaN, bit 1 +Inf, bit 2 -Inf; little-endian) to the front
 /// of `out` and returns its length in bytes, `(2K + 1) * T::BYTES`. The primaries and
 /// carries are the core's encoding's, so they are renormalised, as every state the kernels
-/// store and merge is. The fold must be one the kernels take (at most 8).
+/// store and merge is. Every fold fits (`MAX_STATE_BYTES`).
 pub(crate) fn kernel_state<T: Float>(acc: &DynAccumulator<T>, out: &mut [u8; MAX_STATE_BYTES]) -> usize {
     let enc = acc.to_bytes();
     let b = enc.as_bytes();
@@ -128,10 +130,13 @@ mod tests {
             .chain([f64::MAX, -f64::MAX / 3.0, f64::from_bits(1), 1e308])
             .collect();
         let xs32: Vec<f32> = xs64.iter().map(|&x| x as f32).filter(|x| x.is_finite()).collect();
-        for fold in 2..=8 {
+        // Every fold of each type (the largest state fits the host's buffer).
+        for fold in 2..=<f64 as Float>::MAX_FOLD {
             for a in states(fold, &xs64, [f64::NAN, f64::INFINITY, f64::NEG_INFINITY]) {
                 round_trip(&a);
             }
+        }
+        for fold in 2..=<f32 as Float>::MAX_FOLD {
             for a in states(fold, &xs32, [f32::NAN, f32::INFINITY, f32::NEG_INFINITY]) {
                 round_trip(&a);
             }
