@@ -976,7 +976,7 @@ impl<R: Runtime> Device<R> {
         self.sum_fold(x, reprosum_core::DEFAULT_FOLD)
     }
 
-    /// The reproducible sum of a device buffer at a fold in [`GPU_FOLDS`].
+    /// The reproducible sum of a device buffer at a fold in [`GPU_FOLDS`](crate::GPU_FOLDS).
     ///
     /// # Errors
     /// [`GpuError::UnsupportedFold`], a runtime error, [`GpuError::CapacityExceeded`].
@@ -1206,7 +1206,7 @@ impl<R: Runtime> Device<R> {
     /// accumulator of the buffer, merged exactly into `acc`). `acc` is unchanged on error.
     ///
     /// # Errors
-    /// [`GpuError::UnsupportedFold`] (`acc`'s fold outside [`GPU_FOLDS`]),
+    /// [`GpuError::UnsupportedFold`] (`acc`'s fold outside [`GPU_FOLDS`](crate::GPU_FOLDS)),
     /// [`GpuError::CapacityExceeded`] (`acc`'s count and the buffer's length together pass
     /// the capacity), both before any device work; [`GpuError::InvalidPointer`] (a buffer of
     /// another device), a runtime error.
@@ -1280,7 +1280,7 @@ impl<R: Runtime> Device<R> {
     /// the next piece, add `x` to it ([`Device::add_to`]).
     ///
     /// # Errors
-    /// [`GpuError::UnsupportedFold`] (`start`'s fold outside [`GPU_FOLDS`]),
+    /// [`GpuError::UnsupportedFold`] (`start`'s fold outside [`GPU_FOLDS`](crate::GPU_FOLDS)),
     /// [`GpuError::LengthMismatch`], [`GpuError::CapacityExceeded`] (`start`'s count and the
     /// length together pass the capacity), a runtime error. Errors found before the launch
     /// leave `out` untouched.
@@ -1841,7 +1841,7 @@ pub unsafe fn sum_ptr<R: Runtime, T: GpuFloat>(
 /// As [`accumulate_ptr`].
 ///
 /// # Errors
-/// [`GpuError::UnsupportedFold`] (`acc`'s fold outside [`GPU_FOLDS`]) and
+/// [`GpuError::UnsupportedFold`] (`acc`'s fold outside [`GPU_FOLDS`](crate::GPU_FOLDS)) and
 /// [`GpuError::CapacityExceeded`] (`acc`'s count and `n` together pass the capacity), both
 /// before any device work; then as [`accumulate_ptr`].
 pub unsafe fn add_ptr<R: Runtime, T: GpuFloat>(
@@ -1891,7 +1891,7 @@ pub unsafe fn cumsum_ptr<R: Runtime, T: GpuFloat>(
 /// As [`cumsum_ptr`].
 ///
 /// # Errors
-/// [`GpuError::UnsupportedFold`] (`start`'s fold outside [`GPU_FOLDS`]) and
+/// [`GpuError::UnsupportedFold`] (`start`'s fold outside [`GPU_FOLDS`](crate::GPU_FOLDS)) and
 /// [`GpuError::CapacityExceeded`] (`start`'s count and `n` together pass the capacity), both
 /// before any device work; then as [`cumsum_ptr`]. Errors before the launch leave `out`
 /// untouched.
