@@ -40,7 +40,10 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(h) = npy::parse_index_header(data) {
         assert!(h.data_offset <= data.len());
         assert!(h.len.checked_mul(h.dtype.bytes() as u64).is_some());
-        assert!(npy::parse_header(data).is_err(), "a header is of floats or of integers");
+        assert!(
+            npy::parse_header(data).is_err(),
+            "a header is of floats or of integers"
+        );
     }
     // The dictionary reader alone, on the whole input as header text.
     if let Ok(d) = npy::parse_dict(data, true) {
