@@ -32,6 +32,13 @@ g++ -std=c++20 -O1 -ffp-contract=off -pthread -Wall -Wextra -Wno-unknown-pragmas
 "$emu" tests/vectors/core_vectors.txt 7 32 100
 # Generated long inputs (many tiles): the fixed-window tile kernels and their fallbacks.
 "$emu" --random 1 tests/vectors/known_answers.txt 1 33 128
+# The segmented and row sums (generated layouts; each group against the one-at-a-time
+# definition): real threads, fibers at wave 32 and 64 in every order, and every barrier of the
+# segmented kernels removed in turn (each removal must be caught).
+"$emu" --segmented 1 1 3 32 64 128
+"$emu" --segmented 2 --warp 32 --sched rand 7 32
+"$emu" --segmented 3 --warp 64 --sched desc 64 128
+"$emu" --segmented 5 --warp 32 --mutate-syncs 7 33 | tail -n 1
 # Cumulative sums continued from start states (empty, small, carries, huge, higher and lower
 # windows, NaN and Inf flags, a count near the capacity with large carries; splits of one
 # input), with every output's bits from reprosum-core (examples/emu_from_cases.rs).

@@ -246,6 +246,12 @@ module reprosum
   public :: adn_sum_by_key_f64, adn_sum_by_key_f32, adn_segmented_cumsum_f64
   public :: adn_segmented_cumsum_f32, adn_acc_f64_add_segments, adn_acc_f32_add_segments
   public :: adn_acc_f64_add_by_key, adn_acc_f32_add_by_key
+  public :: adn_cuda_segmented_sum_f64, adn_cuda_sum_rows_f64, adn_cuda_segmented_sum_f64_stream
+  public :: adn_cuda_sum_rows_f64_stream, adn_cuda_segmented_sum_f32, adn_cuda_sum_rows_f32
+  public :: adn_cuda_segmented_sum_f32_stream, adn_cuda_sum_rows_f32_stream, adn_hip_segmented_sum_f64
+  public :: adn_hip_sum_rows_f64, adn_hip_segmented_sum_f64_stream, adn_hip_sum_rows_f64_stream
+  public :: adn_hip_segmented_sum_f32, adn_hip_sum_rows_f32, adn_hip_segmented_sum_f32_stream
+  public :: adn_hip_sum_rows_f32_stream
 
   interface
     ! ---- host: segmented, row and keyed sums, segmented cumulative sums (reprosum.h) ----
@@ -916,6 +922,167 @@ module reprosum
       type(c_ptr), value :: stream
       integer(c_int32_t) :: st
     end function adn_hip_cumsum_f32_from_stream
+    ! ---- GPU segmented and row sums: x, offsets and out as C pointers (device or host) ----
+    function adn_cuda_segmented_sum_f64(x, offsets, nseg, fold, out) &
+        bind(C, name="adn_cuda_segmented_sum_f64") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_cuda_segmented_sum_f64
+    function adn_cuda_sum_rows_f64(x, rows, cols, row_stride, fold, out) &
+        bind(C, name="adn_cuda_sum_rows_f64") result(st)
+      import
+      type(c_ptr), value :: x
+      integer(c_size_t), value :: rows, cols, row_stride
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_cuda_sum_rows_f64
+    function adn_cuda_segmented_sum_f64_stream(x, offsets, nseg, fold, out, stream) &
+        bind(C, name="adn_cuda_segmented_sum_f64_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_cuda_segmented_sum_f64_stream
+    function adn_cuda_sum_rows_f64_stream(x, rows, cols, row_stride, fold, out, stream) &
+        bind(C, name="adn_cuda_sum_rows_f64_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      integer(c_size_t), value :: rows, cols, row_stride
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_cuda_sum_rows_f64_stream
+    function adn_cuda_segmented_sum_f32(x, offsets, nseg, fold, out) &
+        bind(C, name="adn_cuda_segmented_sum_f32") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_cuda_segmented_sum_f32
+    function adn_cuda_sum_rows_f32(x, rows, cols, row_stride, fold, out) &
+        bind(C, name="adn_cuda_sum_rows_f32") result(st)
+      import
+      type(c_ptr), value :: x
+      integer(c_size_t), value :: rows, cols, row_stride
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_cuda_sum_rows_f32
+    function adn_cuda_segmented_sum_f32_stream(x, offsets, nseg, fold, out, stream) &
+        bind(C, name="adn_cuda_segmented_sum_f32_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_cuda_segmented_sum_f32_stream
+    function adn_cuda_sum_rows_f32_stream(x, rows, cols, row_stride, fold, out, stream) &
+        bind(C, name="adn_cuda_sum_rows_f32_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      integer(c_size_t), value :: rows, cols, row_stride
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_cuda_sum_rows_f32_stream
+    function adn_hip_segmented_sum_f64(x, offsets, nseg, fold, out) &
+        bind(C, name="adn_hip_segmented_sum_f64") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_hip_segmented_sum_f64
+    function adn_hip_sum_rows_f64(x, rows, cols, row_stride, fold, out) &
+        bind(C, name="adn_hip_sum_rows_f64") result(st)
+      import
+      type(c_ptr), value :: x
+      integer(c_size_t), value :: rows, cols, row_stride
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_hip_sum_rows_f64
+    function adn_hip_segmented_sum_f64_stream(x, offsets, nseg, fold, out, stream) &
+        bind(C, name="adn_hip_segmented_sum_f64_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_hip_segmented_sum_f64_stream
+    function adn_hip_sum_rows_f64_stream(x, rows, cols, row_stride, fold, out, stream) &
+        bind(C, name="adn_hip_sum_rows_f64_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      integer(c_size_t), value :: rows, cols, row_stride
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_hip_sum_rows_f64_stream
+    function adn_hip_segmented_sum_f32(x, offsets, nseg, fold, out) &
+        bind(C, name="adn_hip_segmented_sum_f32") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_hip_segmented_sum_f32
+    function adn_hip_sum_rows_f32(x, rows, cols, row_stride, fold, out) &
+        bind(C, name="adn_hip_sum_rows_f32") result(st)
+      import
+      type(c_ptr), value :: x
+      integer(c_size_t), value :: rows, cols, row_stride
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_hip_sum_rows_f32
+    function adn_hip_segmented_sum_f32_stream(x, offsets, nseg, fold, out, stream) &
+        bind(C, name="adn_hip_segmented_sum_f32_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_hip_segmented_sum_f32_stream
+    function adn_hip_sum_rows_f32_stream(x, rows, cols, row_stride, fold, out, stream) &
+        bind(C, name="adn_hip_sum_rows_f32_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      integer(c_size_t), value :: rows, cols, row_stride
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_hip_sum_rows_f32_stream
   end interface
 
   interface

@@ -1188,6 +1188,190 @@ adn_status adn_hip_cumsum_f32_from(const struct adn_acc_f32 *start, const float 
  */
 adn_status adn_hip_cumsum_f32_from_stream(const struct adn_acc_f32 *start, const float *input, float *out, size_t n, void *stream);
 
+/**
+ * The reproducible sum of each segment of `x` on CUDA: `out[i]` gets the bits of
+ * `adn_segmented_sum_f64` (the segment's sum alone). `x` and `out` are both device memory of
+ * one device (used in place) or both host memory (copied through the current device);
+ * `offsets` (`nseg + 1` entries, the last the number of values) is host memory or on the
+ * device of `x`. Host offsets are checked on the host; device offsets on the device, before
+ * anything is written. `ADN_NOT_BUILT` in a build without this back end.
+ *
+ * # Safety
+ * As `adn_segmented_sum_f64`, the pointers in host or device memory (not read in a build
+ * without this back end).
+ */
+adn_status adn_cuda_segmented_sum_f64(const double *x, const size_t *offsets, size_t nseg, unsigned int fold, double *out);
+
+/**
+ * As `adn_cuda_segmented_sum_f64`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_segmented_sum_f64`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_cuda_segmented_sum_f64_stream(const double *x, const size_t *offsets, size_t nseg, unsigned int fold, double *out, void *stream);
+
+/**
+ * The reproducible sum of each row of a row-major matrix of doubles on CUDA: `out[r]` gets
+ * the bits of `adn_sum_rows_f64` (that row's sum alone). `x` and `out` are both device memory
+ * of one device or both host memory (copied). `ADN_NOT_BUILT` in a build without this back
+ * end.
+ *
+ * # Safety
+ * As `adn_sum_rows_f64`, the pointers in host or device memory (not read in a build without
+ * this back end).
+ */
+adn_status adn_cuda_sum_rows_f64(const double *x, size_t rows, size_t cols, size_t row_stride, unsigned int fold, double *out);
+
+/**
+ * As `adn_cuda_sum_rows_f64`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_sum_rows_f64`; `stream` is NULL or a live stream of the device that runs the
+ * call.
+ */
+adn_status adn_cuda_sum_rows_f64_stream(const double *x, size_t rows, size_t cols, size_t row_stride, unsigned int fold, double *out, void *stream);
+
+/**
+ * The reproducible sum of each segment of `x` on CUDA: `out[i]` gets the bits of
+ * `adn_segmented_sum_f32` (the segment's sum alone). `x` and `out` are both device memory of
+ * one device (used in place) or both host memory (copied through the current device);
+ * `offsets` (`nseg + 1` entries, the last the number of values) is host memory or on the
+ * device of `x`. Host offsets are checked on the host; device offsets on the device, before
+ * anything is written. `ADN_NOT_BUILT` in a build without this back end.
+ *
+ * # Safety
+ * As `adn_segmented_sum_f32`, the pointers in host or device memory (not read in a build
+ * without this back end).
+ */
+adn_status adn_cuda_segmented_sum_f32(const float *x, const size_t *offsets, size_t nseg, unsigned int fold, float *out);
+
+/**
+ * As `adn_cuda_segmented_sum_f32`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_segmented_sum_f32`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_cuda_segmented_sum_f32_stream(const float *x, const size_t *offsets, size_t nseg, unsigned int fold, float *out, void *stream);
+
+/**
+ * The reproducible sum of each row of a row-major matrix of floats on CUDA: `out[r]` gets
+ * the bits of `adn_sum_rows_f32` (that row's sum alone). `x` and `out` are both device memory
+ * of one device or both host memory (copied). `ADN_NOT_BUILT` in a build without this back
+ * end.
+ *
+ * # Safety
+ * As `adn_sum_rows_f32`, the pointers in host or device memory (not read in a build without
+ * this back end).
+ */
+adn_status adn_cuda_sum_rows_f32(const float *x, size_t rows, size_t cols, size_t row_stride, unsigned int fold, float *out);
+
+/**
+ * As `adn_cuda_sum_rows_f32`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_sum_rows_f32`; `stream` is NULL or a live stream of the device that runs the
+ * call.
+ */
+adn_status adn_cuda_sum_rows_f32_stream(const float *x, size_t rows, size_t cols, size_t row_stride, unsigned int fold, float *out, void *stream);
+
+/**
+ * The reproducible sum of each segment of `x` on HIP (AMD): `out[i]` gets the bits of
+ * `adn_segmented_sum_f64` (the segment's sum alone). `x` and `out` are both device memory of
+ * one device (used in place) or both host memory (copied through the current device);
+ * `offsets` (`nseg + 1` entries, the last the number of values) is host memory or on the
+ * device of `x`. Host offsets are checked on the host; device offsets on the device, before
+ * anything is written. `ADN_NOT_BUILT` in a build without this back end.
+ *
+ * # Safety
+ * As `adn_segmented_sum_f64`, the pointers in host or device memory (not read in a build
+ * without this back end).
+ */
+adn_status adn_hip_segmented_sum_f64(const double *x, const size_t *offsets, size_t nseg, unsigned int fold, double *out);
+
+/**
+ * As `adn_hip_segmented_sum_f64`, ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_segmented_sum_f64`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_hip_segmented_sum_f64_stream(const double *x, const size_t *offsets, size_t nseg, unsigned int fold, double *out, void *stream);
+
+/**
+ * The reproducible sum of each row of a row-major matrix of doubles on HIP (AMD): `out[r]` gets
+ * the bits of `adn_sum_rows_f64` (that row's sum alone). `x` and `out` are both device memory
+ * of one device or both host memory (copied). `ADN_NOT_BUILT` in a build without this back
+ * end.
+ *
+ * # Safety
+ * As `adn_sum_rows_f64`, the pointers in host or device memory (not read in a build without
+ * this back end).
+ */
+adn_status adn_hip_sum_rows_f64(const double *x, size_t rows, size_t cols, size_t row_stride, unsigned int fold, double *out);
+
+/**
+ * As `adn_hip_sum_rows_f64`, ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_sum_rows_f64`; `stream` is NULL or a live stream of the device that runs the
+ * call.
+ */
+adn_status adn_hip_sum_rows_f64_stream(const double *x, size_t rows, size_t cols, size_t row_stride, unsigned int fold, double *out, void *stream);
+
+/**
+ * The reproducible sum of each segment of `x` on HIP (AMD): `out[i]` gets the bits of
+ * `adn_segmented_sum_f32` (the segment's sum alone). `x` and `out` are both device memory of
+ * one device (used in place) or both host memory (copied through the current device);
+ * `offsets` (`nseg + 1` entries, the last the number of values) is host memory or on the
+ * device of `x`. Host offsets are checked on the host; device offsets on the device, before
+ * anything is written. `ADN_NOT_BUILT` in a build without this back end.
+ *
+ * # Safety
+ * As `adn_segmented_sum_f32`, the pointers in host or device memory (not read in a build
+ * without this back end).
+ */
+adn_status adn_hip_segmented_sum_f32(const float *x, const size_t *offsets, size_t nseg, unsigned int fold, float *out);
+
+/**
+ * As `adn_hip_segmented_sum_f32`, ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_segmented_sum_f32`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_hip_segmented_sum_f32_stream(const float *x, const size_t *offsets, size_t nseg, unsigned int fold, float *out, void *stream);
+
+/**
+ * The reproducible sum of each row of a row-major matrix of floats on HIP (AMD): `out[r]` gets
+ * the bits of `adn_sum_rows_f32` (that row's sum alone). `x` and `out` are both device memory
+ * of one device or both host memory (copied). `ADN_NOT_BUILT` in a build without this back
+ * end.
+ *
+ * # Safety
+ * As `adn_sum_rows_f32`, the pointers in host or device memory (not read in a build without
+ * this back end).
+ */
+adn_status adn_hip_sum_rows_f32(const float *x, size_t rows, size_t cols, size_t row_stride, unsigned int fold, float *out);
+
+/**
+ * As `adn_hip_sum_rows_f32`, ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_sum_rows_f32`; `stream` is NULL or a live stream of the device that runs the
+ * call.
+ */
+adn_status adn_hip_sum_rows_f32_stream(const float *x, size_t rows, size_t cols, size_t row_stride, unsigned int fold, float *out, void *stream);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

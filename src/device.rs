@@ -491,6 +491,142 @@ pub unsafe fn cumsum_from_ptr<T: Float>(
 }
 
 /// A slice of the sealed float type, seen as what it is.
+/// The reproducible sum of each segment of `xs` on `device` (CSR `offsets`: `out.len() + 1`
+/// entries, the first 0, none below the one before, the last `xs.len()`): `out[i]` has the
+/// bits of [`crate::segmented_sum_with`] at `fold` (the sum of that segment alone; +0 for an
+/// empty one), on every device.
+///
+/// # Errors
+/// As [`crate::segmented_sum_with`], [`DeviceError::NotBuilt`], `DeviceError::Gpu`. Nothing
+/// is written on an error found before the work.
+pub fn segmented_sum_on<T: Float>(
+    device: Device,
+    xs: &[T],
+    offsets: &[usize],
+    out: &mut [T],
+    fold: usize,
+) -> Result<(), DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    if device == Device::Cpu {
+        return Ok(crate::segmented_sum_with(
+            xs,
+            offsets,
+            out,
+            &crate::Options::with_fold(fold),
+        )?);
+    }
+    on_device!(device, gpu, n => {
+        let dev = gpu::device(n)?;
+        let stream = gpu::Stream::DEFAULT;
+        match (as_f64_or_f32(xs), as_f64_or_f32_mut(out)) {
+            (Typed::F64(x), TypedMut::F64(o)) => dev.segmented_sum_host(x, offsets, o, fold, stream)?,
+            (Typed::F32(x), TypedMut::F32(o)) => dev.segmented_sum_host(x, offsets, o, fold, stream)?,
+            // Input and output have the one element type T.
+            _ => return Err(Error::LengthMismatch.into()),
+        }
+        Ok(())
+    })
+}
+
+/// The reproducible sum of each row of a row-major matrix on `device` (row `r` is
+/// `xs[r * row_stride..r * row_stride + cols]`): `out[r]` has the bits of
+/// [`crate::sum_rows_with`] at `fold` (that row's sum alone), on every device.
+///
+/// # Errors
+/// As [`crate::sum_rows_with`], [`DeviceError::NotBuilt`], `DeviceError::Gpu`. Nothing is
+/// written on an error found before the work.
+pub fn sum_rows_on<T: Float>(
+    device: Device,
+    xs: &[T],
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    out: &mut [T],
+    fold: usize,
+) -> Result<(), DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    if device == Device::Cpu {
+        return Ok(crate::sum_rows_with(
+            xs,
+            rows,
+            cols,
+            row_stride,
+            out,
+            &crate::Options::with_fold(fold),
+        )?);
+    }
+    on_device!(device, gpu, n => {
+        let dev = gpu::device(n)?;
+        let stream = gpu::Stream::DEFAULT;
+        match (as_f64_or_f32(xs), as_f64_or_f32_mut(out)) {
+            (Typed::F64(x), TypedMut::F64(o)) => dev.sum_rows_host(x, rows, cols, row_stride, o, fold, stream)?,
+            (Typed::F32(x), TypedMut::F32(o)) => dev.sum_rows_host(x, rows, cols, row_stride, o, fold, stream)?,
+            _ => return Err(Error::LengthMismatch.into()),
+        }
+        Ok(())
+    })
+}
+
+/// The reproducible sum of each segment on a GPU, from pointers: `offsets` (`nseg + 1`
+/// entries, the last the number of values) in host memory or on the device of `x`; `x` and
+/// `out` both in device memory of one device (used in place) or both in host memory
+/// (copied). Device offsets are checked on the device before anything is written. This is
+/// what the C library's `adn_cuda_segmented_sum_*` call.
+///
+/// # Safety
+/// `offsets` points to `nseg + 1` readable aligned `usize`, `x` to as many readable values
+/// as the last says, `out` to `nseg` writable ones; `stream` as for [`sum_ptr`].
+///
+/// # Errors
+/// As [`segmented_sum_on`]; `DeviceError::Gpu` for pointers the device cannot use.
+pub unsafe fn segmented_sum_ptr<T: Float>(
+    backend: Backend,
+    x: *const T,
+    offsets: *const usize,
+    nseg: usize,
+    fold: usize,
+    out: *mut T,
+    stream: *mut core::ffi::c_void,
+) -> Result<(), DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    let _ = (x, offsets, nseg, out, stream);
+    on_backend!(backend, gpu => match T::DTYPE {
+        // SAFETY (both arms): as in `sum_ptr`.
+        Dtype::F64 => Ok(unsafe { gpu::segmented_sum_ptr(x.cast::<f64>(), offsets, nseg, fold, out.cast::<f64>(), stream) }?),
+        Dtype::F32 => Ok(unsafe { gpu::segmented_sum_ptr(x.cast::<f32>(), offsets, nseg, fold, out.cast::<f32>(), stream) }?),
+    })
+}
+
+/// The reproducible sum of each row of a row-major matrix on a GPU, from pointers (`x` and
+/// `out` both device memory of one device, or both host memory). This is what the C
+/// library's `adn_cuda_sum_rows_*` call.
+///
+/// # Safety
+/// `x` points to `(rows - 1) * row_stride + cols` readable aligned values (none for no
+/// rows), `out` to `rows` writable ones; `stream` as for [`sum_ptr`].
+///
+/// # Errors
+/// As [`sum_rows_on`]; `DeviceError::Gpu` for pointers the device cannot use.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn sum_rows_ptr<T: Float>(
+    backend: Backend,
+    x: *const T,
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    fold: usize,
+    out: *mut T,
+    stream: *mut core::ffi::c_void,
+) -> Result<(), DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    let _ = (x, rows, cols, row_stride, out, stream);
+    on_backend!(backend, gpu => match T::DTYPE {
+        // SAFETY (both arms): as in `sum_ptr`.
+        Dtype::F64 => Ok(unsafe { gpu::sum_rows_ptr(x.cast::<f64>(), rows, cols, row_stride, fold, out.cast::<f64>(), stream) }?),
+        Dtype::F32 => Ok(unsafe { gpu::sum_rows_ptr(x.cast::<f32>(), rows, cols, row_stride, fold, out.cast::<f32>(), stream) }?),
+    })
+}
+
 #[cfg(any(feature = "cuda", feature = "hip"))]
 enum Typed<'a> {
     F64(&'a [f64]),

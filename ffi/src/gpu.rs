@@ -159,6 +159,88 @@ unsafe fn cumsum_from<S: Slot>(
     })
 }
 
+/// A segmented sum on the device: the host checks what it can (the offsets' pointer, the
+/// output, overlap of the output with the offsets), then the back end (which checks the
+/// offsets' values on the host or, for device offsets, on the device before any write).
+///
+/// # Safety
+/// `offsets`: `nseg + 1` readable `size_t` (host or device memory); `x`: as many readable
+/// values as the last offset says; `out`: `nseg` writable values, in the memory of `x`;
+/// `stream` as for [`sum`].
+unsafe fn segmented_sum<T: Float>(
+    b: Backend,
+    x: *const T,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    out: *mut T,
+    stream: *mut c_void,
+) -> adn_status {
+    gpu_status(b, || {
+        let k = crate::sum::fold_of::<T>(fold)?;
+        non_null(offsets)?;
+        let offs = byte_range(offsets, nseg.checked_add(1).ok_or(ADN_CAPACITY_EXCEEDED)?)?;
+        if nseg > 0 {
+            non_null(out)?;
+        }
+        array(out.cast_const(), nseg)?;
+        if nseg > 0 {
+            // Host and device addresses never overlap (one virtual address space), so this
+            // holds for either memory.
+            disjoint(byte_range(out.cast_const(), nseg)?, offs)?;
+        }
+        // SAFETY: the caller's contract, checked as far as the host can.
+        crate::ieee(|| unsafe { facade::segmented_sum_ptr(b, x, offsets, nseg, k, out, stream) })
+            .map_err(status_of)
+    })
+}
+
+/// Row sums on the device: the host checks the shape, the pointers and their overlap, then
+/// the back end.
+///
+/// # Safety
+/// `x`: `(rows - 1) * row_stride + cols` readable values (none for no rows); `out`: `rows`
+/// writable values in the memory of `x`; `stream` as for [`sum`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn sum_rows<T: Float>(
+    b: Backend,
+    x: *const T,
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    fold: c_uint,
+    out: *mut T,
+    stream: *mut c_void,
+) -> adn_status {
+    gpu_status(b, || {
+        let k = crate::sum::fold_of::<T>(fold)?;
+        if cols > row_stride {
+            return Err(ADN_INVALID_STRIDE);
+        }
+        let n = match rows {
+            0 => 0,
+            _ => (rows - 1)
+                .checked_mul(row_stride)
+                .and_then(|s| s.checked_add(cols))
+                .ok_or(ADN_CAPACITY_EXCEEDED)?,
+        };
+        if rows > 0 {
+            non_null(out)?;
+        }
+        if n > 0 {
+            non_null(x)?;
+        }
+        array(out.cast_const(), rows)?;
+        array(x, n)?;
+        if rows > 0 && n > 0 {
+            disjoint(byte_range(out.cast_const(), rows)?, byte_range(x, n)?)?;
+        }
+        // SAFETY: the caller's contract, checked as far as the host can.
+        crate::ieee(|| unsafe { facade::sum_rows_ptr(b, x, rows, cols, row_stride, k, out, stream) })
+            .map_err(status_of)
+    })
+}
+
 /// The reproducible sum of `n` doubles on the current CUDA device, at fold 3. `x` is a
 /// device pointer or a host pointer (copied); `*out` is host memory, written only on
 /// success. `ADN_NOT_BUILT` in a build without CUDA support.
@@ -849,4 +931,376 @@ pub unsafe extern "C" fn adn_hip_cumsum_f32_from_stream(
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
     unsafe { cumsum_from(Backend::Hip, start, input, out, n, stream) }
+}
+
+/// The reproducible sum of each segment of `x` on CUDA: `out[i]` gets the bits of
+/// `adn_segmented_sum_f64` (the segment's sum alone). `x` and `out` are both device memory of
+/// one device (used in place) or both host memory (copied through the current device);
+/// `offsets` (`nseg + 1` entries, the last the number of values) is host memory or on the
+/// device of `x`. Host offsets are checked on the host; device offsets on the device, before
+/// anything is written. `ADN_NOT_BUILT` in a build without this back end.
+///
+/// # Safety
+/// As `adn_segmented_sum_f64`, the pointers in host or device memory (not read in a build
+/// without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_segmented_sum_f64(
+    x: *const f64,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    out: *mut f64,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_sum::<f64>(Backend::Cuda, x, offsets, nseg, fold, out, core::ptr::null_mut()) }
+}
+
+/// As `adn_cuda_segmented_sum_f64`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_cuda_segmented_sum_f64`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_segmented_sum_f64_stream(
+    x: *const f64,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    out: *mut f64,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_sum::<f64>(Backend::Cuda, x, offsets, nseg, fold, out, stream) }
+}
+
+/// The reproducible sum of each row of a row-major matrix of doubles on CUDA: `out[r]` gets
+/// the bits of `adn_sum_rows_f64` (that row's sum alone). `x` and `out` are both device memory
+/// of one device or both host memory (copied). `ADN_NOT_BUILT` in a build without this back
+/// end.
+///
+/// # Safety
+/// As `adn_sum_rows_f64`, the pointers in host or device memory (not read in a build without
+/// this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_sum_rows_f64(
+    x: *const f64,
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    fold: c_uint,
+    out: *mut f64,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe {
+        sum_rows::<f64>(
+            Backend::Cuda,
+            x,
+            rows,
+            cols,
+            row_stride,
+            fold,
+            out,
+            core::ptr::null_mut(),
+        )
+    }
+}
+
+/// As `adn_cuda_sum_rows_f64`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_cuda_sum_rows_f64`; `stream` is NULL or a live stream of the device that runs the
+/// call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_sum_rows_f64_stream(
+    x: *const f64,
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    fold: c_uint,
+    out: *mut f64,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_rows::<f64>(Backend::Cuda, x, rows, cols, row_stride, fold, out, stream) }
+}
+
+/// The reproducible sum of each segment of `x` on CUDA: `out[i]` gets the bits of
+/// `adn_segmented_sum_f32` (the segment's sum alone). `x` and `out` are both device memory of
+/// one device (used in place) or both host memory (copied through the current device);
+/// `offsets` (`nseg + 1` entries, the last the number of values) is host memory or on the
+/// device of `x`. Host offsets are checked on the host; device offsets on the device, before
+/// anything is written. `ADN_NOT_BUILT` in a build without this back end.
+///
+/// # Safety
+/// As `adn_segmented_sum_f32`, the pointers in host or device memory (not read in a build
+/// without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_segmented_sum_f32(
+    x: *const f32,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    out: *mut f32,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_sum::<f32>(Backend::Cuda, x, offsets, nseg, fold, out, core::ptr::null_mut()) }
+}
+
+/// As `adn_cuda_segmented_sum_f32`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_cuda_segmented_sum_f32`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_segmented_sum_f32_stream(
+    x: *const f32,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    out: *mut f32,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_sum::<f32>(Backend::Cuda, x, offsets, nseg, fold, out, stream) }
+}
+
+/// The reproducible sum of each row of a row-major matrix of floats on CUDA: `out[r]` gets
+/// the bits of `adn_sum_rows_f32` (that row's sum alone). `x` and `out` are both device memory
+/// of one device or both host memory (copied). `ADN_NOT_BUILT` in a build without this back
+/// end.
+///
+/// # Safety
+/// As `adn_sum_rows_f32`, the pointers in host or device memory (not read in a build without
+/// this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_sum_rows_f32(
+    x: *const f32,
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    fold: c_uint,
+    out: *mut f32,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe {
+        sum_rows::<f32>(
+            Backend::Cuda,
+            x,
+            rows,
+            cols,
+            row_stride,
+            fold,
+            out,
+            core::ptr::null_mut(),
+        )
+    }
+}
+
+/// As `adn_cuda_sum_rows_f32`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_cuda_sum_rows_f32`; `stream` is NULL or a live stream of the device that runs the
+/// call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_sum_rows_f32_stream(
+    x: *const f32,
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    fold: c_uint,
+    out: *mut f32,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_rows::<f32>(Backend::Cuda, x, rows, cols, row_stride, fold, out, stream) }
+}
+
+/// The reproducible sum of each segment of `x` on HIP (AMD): `out[i]` gets the bits of
+/// `adn_segmented_sum_f64` (the segment's sum alone). `x` and `out` are both device memory of
+/// one device (used in place) or both host memory (copied through the current device);
+/// `offsets` (`nseg + 1` entries, the last the number of values) is host memory or on the
+/// device of `x`. Host offsets are checked on the host; device offsets on the device, before
+/// anything is written. `ADN_NOT_BUILT` in a build without this back end.
+///
+/// # Safety
+/// As `adn_segmented_sum_f64`, the pointers in host or device memory (not read in a build
+/// without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_segmented_sum_f64(
+    x: *const f64,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    out: *mut f64,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_sum::<f64>(Backend::Hip, x, offsets, nseg, fold, out, core::ptr::null_mut()) }
+}
+
+/// As `adn_hip_segmented_sum_f64`, ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_hip_segmented_sum_f64`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_segmented_sum_f64_stream(
+    x: *const f64,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    out: *mut f64,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_sum::<f64>(Backend::Hip, x, offsets, nseg, fold, out, stream) }
+}
+
+/// The reproducible sum of each row of a row-major matrix of doubles on HIP (AMD): `out[r]` gets
+/// the bits of `adn_sum_rows_f64` (that row's sum alone). `x` and `out` are both device memory
+/// of one device or both host memory (copied). `ADN_NOT_BUILT` in a build without this back
+/// end.
+///
+/// # Safety
+/// As `adn_sum_rows_f64`, the pointers in host or device memory (not read in a build without
+/// this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_sum_rows_f64(
+    x: *const f64,
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    fold: c_uint,
+    out: *mut f64,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe {
+        sum_rows::<f64>(
+            Backend::Hip,
+            x,
+            rows,
+            cols,
+            row_stride,
+            fold,
+            out,
+            core::ptr::null_mut(),
+        )
+    }
+}
+
+/// As `adn_hip_sum_rows_f64`, ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_hip_sum_rows_f64`; `stream` is NULL or a live stream of the device that runs the
+/// call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_sum_rows_f64_stream(
+    x: *const f64,
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    fold: c_uint,
+    out: *mut f64,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_rows::<f64>(Backend::Hip, x, rows, cols, row_stride, fold, out, stream) }
+}
+
+/// The reproducible sum of each segment of `x` on HIP (AMD): `out[i]` gets the bits of
+/// `adn_segmented_sum_f32` (the segment's sum alone). `x` and `out` are both device memory of
+/// one device (used in place) or both host memory (copied through the current device);
+/// `offsets` (`nseg + 1` entries, the last the number of values) is host memory or on the
+/// device of `x`. Host offsets are checked on the host; device offsets on the device, before
+/// anything is written. `ADN_NOT_BUILT` in a build without this back end.
+///
+/// # Safety
+/// As `adn_segmented_sum_f32`, the pointers in host or device memory (not read in a build
+/// without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_segmented_sum_f32(
+    x: *const f32,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    out: *mut f32,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_sum::<f32>(Backend::Hip, x, offsets, nseg, fold, out, core::ptr::null_mut()) }
+}
+
+/// As `adn_hip_segmented_sum_f32`, ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_hip_segmented_sum_f32`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_segmented_sum_f32_stream(
+    x: *const f32,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    out: *mut f32,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_sum::<f32>(Backend::Hip, x, offsets, nseg, fold, out, stream) }
+}
+
+/// The reproducible sum of each row of a row-major matrix of floats on HIP (AMD): `out[r]` gets
+/// the bits of `adn_sum_rows_f32` (that row's sum alone). `x` and `out` are both device memory
+/// of one device or both host memory (copied). `ADN_NOT_BUILT` in a build without this back
+/// end.
+///
+/// # Safety
+/// As `adn_sum_rows_f32`, the pointers in host or device memory (not read in a build without
+/// this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_sum_rows_f32(
+    x: *const f32,
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    fold: c_uint,
+    out: *mut f32,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe {
+        sum_rows::<f32>(
+            Backend::Hip,
+            x,
+            rows,
+            cols,
+            row_stride,
+            fold,
+            out,
+            core::ptr::null_mut(),
+        )
+    }
+}
+
+/// As `adn_hip_sum_rows_f32`, ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_hip_sum_rows_f32`; `stream` is NULL or a live stream of the device that runs the
+/// call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_sum_rows_f32_stream(
+    x: *const f32,
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    fold: c_uint,
+    out: *mut f32,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_rows::<f32>(Backend::Hip, x, rows, cols, row_stride, fold, out, stream) }
 }

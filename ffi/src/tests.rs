@@ -1525,3 +1525,107 @@ fn batched_statuses() {
         );
     }
 }
+
+/// The GPU segmented and row sums: without a device (or without the back end) every export
+/// returns that status with its output untouched; bad arguments the host can see are
+/// refused first, in a build with the back end, device or not.
+#[test]
+fn gpu_segmented_entry_points_without_a_device() {
+    use crate::gpu::*;
+    let x = [1.0f64, 2.0, 3.0, 4.0];
+    let xf = [1.0f32, 2.0, 3.0, 4.0];
+    let off = [0usize, 3, 4];
+    let null = core::ptr::null_mut();
+    for (name, built, present) in [
+        ("cuda", cfg!(feature = "cuda"), gpu_present(true)),
+        ("hip", cfg!(feature = "hip"), gpu_present(false)),
+    ] {
+        if present {
+            println!("{name}: a device is present; the GPU tests check these exports there");
+            continue;
+        }
+        let mut o = [POISON64; 2];
+        let mut of = [POISON32; 2];
+        let cuda = name == "cuda";
+        // SAFETY: valid host pointers of the lengths given; no stream (NULL).
+        let got = unsafe {
+            if cuda {
+                [
+                    adn_cuda_segmented_sum_f64(x.as_ptr(), off.as_ptr(), 2, 3, o.as_mut_ptr()),
+                    adn_cuda_segmented_sum_f32(xf.as_ptr(), off.as_ptr(), 2, 3, of.as_mut_ptr()),
+                    adn_cuda_segmented_sum_f64_stream(x.as_ptr(), off.as_ptr(), 2, 3, o.as_mut_ptr(), null),
+                    adn_cuda_segmented_sum_f32_stream(xf.as_ptr(), off.as_ptr(), 2, 3, of.as_mut_ptr(), null),
+                    adn_cuda_sum_rows_f64(x.as_ptr(), 2, 2, 2, 3, o.as_mut_ptr()),
+                    adn_cuda_sum_rows_f32(xf.as_ptr(), 2, 2, 2, 3, of.as_mut_ptr()),
+                    adn_cuda_sum_rows_f64_stream(x.as_ptr(), 2, 2, 2, 3, o.as_mut_ptr(), null),
+                    adn_cuda_sum_rows_f32_stream(xf.as_ptr(), 2, 2, 2, 3, of.as_mut_ptr(), null),
+                ]
+            } else {
+                [
+                    adn_hip_segmented_sum_f64(x.as_ptr(), off.as_ptr(), 2, 3, o.as_mut_ptr()),
+                    adn_hip_segmented_sum_f32(xf.as_ptr(), off.as_ptr(), 2, 3, of.as_mut_ptr()),
+                    adn_hip_segmented_sum_f64_stream(x.as_ptr(), off.as_ptr(), 2, 3, o.as_mut_ptr(), null),
+                    adn_hip_segmented_sum_f32_stream(xf.as_ptr(), off.as_ptr(), 2, 3, of.as_mut_ptr(), null),
+                    adn_hip_sum_rows_f64(x.as_ptr(), 2, 2, 2, 3, o.as_mut_ptr()),
+                    adn_hip_sum_rows_f32(xf.as_ptr(), 2, 2, 2, 3, of.as_mut_ptr()),
+                    adn_hip_sum_rows_f64_stream(x.as_ptr(), 2, 2, 2, 3, o.as_mut_ptr(), null),
+                    adn_hip_sum_rows_f32_stream(xf.as_ptr(), 2, 2, 2, 3, of.as_mut_ptr(), null),
+                ]
+            }
+        };
+        let want = if built { ADN_NO_DEVICE } else { ADN_NOT_BUILT };
+        assert!(got.iter().all(|&s| s == want), "{name}: {got:?}");
+        assert!(o.iter().all(|v| v.to_bits() == POISON64.to_bits()), "{name}");
+        assert!(of.iter().all(|v| v.to_bits() == POISON32.to_bits()), "{name}");
+        // Refused on the host before any device work (NOT_BUILT first without the back end).
+        let mut o2 = [POISON64; 3];
+        let p = o2.as_mut_ptr();
+        // SAFETY: valid host pointers; the calls refuse before reading past them.
+        let bad = unsafe {
+            if cuda {
+                [
+                    adn_cuda_segmented_sum_f64(x.as_ptr(), core::ptr::null(), 2, 3, o.as_mut_ptr()),
+                    adn_cuda_segmented_sum_f64(x.as_ptr(), off.as_ptr(), 2, 99, o.as_mut_ptr()),
+                    adn_cuda_segmented_sum_f64(x.as_ptr(), off.as_ptr(), 2, 3, core::ptr::null_mut()),
+                    adn_cuda_sum_rows_f64(x.as_ptr(), 2, 3, 2, 3, o.as_mut_ptr()),
+                    adn_cuda_sum_rows_f64(p, 2, 1, 1, 3, p.wrapping_add(1)),
+                ]
+            } else {
+                [
+                    adn_hip_segmented_sum_f64(x.as_ptr(), core::ptr::null(), 2, 3, o.as_mut_ptr()),
+                    adn_hip_segmented_sum_f64(x.as_ptr(), off.as_ptr(), 2, 99, o.as_mut_ptr()),
+                    adn_hip_segmented_sum_f64(x.as_ptr(), off.as_ptr(), 2, 3, core::ptr::null_mut()),
+                    adn_hip_sum_rows_f64(x.as_ptr(), 2, 3, 2, 3, o.as_mut_ptr()),
+                    adn_hip_sum_rows_f64(p, 2, 1, 1, 3, p.wrapping_add(1)),
+                ]
+            }
+        };
+        let want_bad = if built {
+            [
+                ADN_NULL_POINTER,
+                ADN_INVALID_FOLD,
+                ADN_NULL_POINTER,
+                ADN_INVALID_STRIDE,
+                ADN_OVERLAP,
+            ]
+        } else {
+            [ADN_NOT_BUILT; 5]
+        };
+        assert_eq!(bad, want_bad, "{name}");
+        assert!(o.iter().all(|v| v.to_bits() == POISON64.to_bits()), "{name}");
+        assert!(o2.iter().all(|v| v.to_bits() == POISON64.to_bits()), "{name}");
+    }
+}
+
+/// Whether a CUDA (`cuda`) or HIP device can be used by this build.
+fn gpu_present(cuda: bool) -> bool {
+    if cuda {
+        #[cfg(feature = "cuda")]
+        return reprosum_gpu::cuda::driver_present();
+    } else {
+        #[cfg(feature = "hip")]
+        return reprosum_gpu::hip::device_count().is_ok_and(|n| n > 0);
+    }
+    #[allow(unreachable_code)]
+    false
+}

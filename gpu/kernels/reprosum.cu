@@ -55,6 +55,9 @@ struct RsF<double> {
   static constexpr int VEC = 2;
   // Elements per thread of a cumsum tile (the hosts' TILE_ITEMS).
   static constexpr int TILE_E = 16;
+  // Positions per thread of a segmented-sum tile (the hosts' SEG_ITEMS), added in chunks of
+  // TILE_E.
+  static constexpr int SEG_E = 16;
 };
 
 template <>
@@ -65,6 +68,7 @@ struct RsF<float> {
   static constexpr U SIGN = 0x80000000u, INF_BITS = 0x7f800000u;
   static constexpr int VEC = 4;
   static constexpr int TILE_E = 32;
+  static constexpr int SEG_E = 32;
 };
 
 #define RS_FLAG_NAN 1u
@@ -1605,6 +1609,350 @@ RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl, RsFold<K
   if (tid == 0) ctl[2] = 0;
 }
 
+// ---- Segmented sums: the sum of each group of a flat span, in one pass over the values -----
+//
+// Groups (RsGroups) are segments (offsets: group g is [off[g], off[g + 1])) or the rows of a
+// matrix (offsets null: row g is [g * stride, g * stride + cols); the positions between a
+// row's end and the next row's begin are read and skipped). The span [0, span) is cut into
+// tiles of blockDim * RsF<T>::SEG_E positions, one per block (rs_seg_sum). A tile that one
+// group holds whole is added as the sum adds (any order, a block merge). Otherwise each
+// thread adds its E consecutive positions group by group, writes the sum of every group that
+// begins and ends within its positions, and hands the state of the group still open at its
+// end to a segmented block scan (rs_seg_block_scan), after which the thread where a group ends (that
+// began earlier in the tile) writes its sum. A group crossing tiles leaves per-tile pieces:
+// `tails[t]` (the piece of the group open at the end of tile t, from its begin or the tile's
+// start) and `heads[t]` (the piece of the group holding the tile's first position, when it
+// began before the tile); rs_seg_join merges them (tails[t0], heads[t0 + 1 .. t1]) for each
+// such group and writes empty groups' +0. rs_seg_prep, before them, finds each tile's first
+// group and checks the offsets. Every group's sum is the merge of exact states of its
+// values, so its bits are those of the core's sum of the group alone, whatever the tiles,
+// blocks or grid.
+
+// The groups of a segmented sum.
+struct RsGroups {
+  const rs_u64* off;
+  rs_u64 nseg, stride, cols;
+  RS_MEMBER rs_u64 begin(rs_u64 g) const { return off ? off[g] : g * stride; }
+  RS_MEMBER rs_u64 end(rs_u64 g) const { return off ? off[g + 1] : g * stride + cols; }
+  // The begin of the next group (none: the largest position).
+  RS_MEMBER rs_u64 next(rs_u64 g) const { return g + 1 < nseg ? begin(g + 1) : ~(rs_u64)0; }
+  // The last group that begins at or before p (the group holding p, or the row whose gap
+  // holds p); begin(0) is 0.
+  RS_MEMBER rs_u64 find(rs_u64 p) const {
+    rs_u64 lo = 0, hi = nseg;
+    while (hi - lo > 1) {
+      const rs_u64 mid = lo + (hi - lo) / 2;
+      if (begin(mid) <= p) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+};
+
+RS_DEV RsGroups rs_seg_groups(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64 cols) {
+  RsGroups G;
+  G.off = off;
+  G.nseg = nseg;
+  G.stride = stride;
+  G.cols = cols;
+  return G;
+}
+
+// Checks segment offsets (off non-null: the first 0, none below the one before, the last n,
+// none longer than cap; err[0] = 1 for a bad offset, err[1] = 1 for a segment past the
+// capacity; both zeroed by the host) and writes tile_first[t], the group of position t * tile.
+RS_KERNEL void rs_seg_prep(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64 cols, rs_u64 n, rs_u64 cap,
+                           rs_u64 tile, rs_u64 ntiles, rs_u64* tile_first, rs_u32* err) {
+  const RsGroups G = rs_seg_groups(off, nseg, stride, cols);
+  const rs_u64 nthreads = RS_GDIM * (rs_u64)RS_BDIM;
+  const rs_u64 gtid = RS_BID * (rs_u64)RS_BDIM + RS_TID;
+  if (off) {
+    for (rs_u64 g = gtid; g < nseg; g += nthreads) {
+      const rs_u64 b = off[g], e = off[g + 1];
+      if (e < b || (g == 0 && b != 0) || (g + 1 == nseg && e != n)) err[0] = 1u;
+      if (e >= b && e - b > cap) err[1] = 1u;
+    }
+  }
+  for (rs_u64 t = gtid; t < ntiles; t += nthreads) tile_first[t] = G.find(t * tile);
+}
+
+// Segmented exclusive scan of the threads' states in thread order: `fresh` (a thread whose
+// open group began in it, or that has none) starts a new run. On return a holds the merge of
+// the states of the threads from the last fresh one before it up to the one before it
+// (renormalised; empty after a fresh thread's predecessor... of thread 0). Raking, as
+// rs_block_exclusive_scan. S holds (2K + 1) (blockDim + RS_RAKE) values, F blockDim +
+// RS_RAKE words. Every thread reaches every barrier.
+template <typename T, int K>
+RS_DEV void rs_seg_block_scan(RsAcc<T, K>& a, bool fresh, T* S, rs_u32* F) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const unsigned SB = B + RS_RAKE;
+  const unsigned R = B < RS_RAKE ? B : RS_RAKE;
+  const unsigned seg = rs_rake_seg(B);
+  rs_renorm(a);
+  a.pending = 0;
+  rs_store(S, tid, SB, a);
+  F[tid] = fresh ? 1u : 0u;
+  RS_SYNC();
+  const bool raker = tid < R;
+  const unsigned lo = tid * seg;
+  const unsigned hi = lo + seg < B ? lo + seg : B;
+  RsAcc<T, K> run(a.k);
+  rs_clear(run);
+  rs_u32 rf = 0;
+  if (raker) {
+    for (unsigned i = lo; i < hi; ++i) {
+      RsAcc<T, K> o(a.k);
+      rs_load(S, i, SB, o);
+      if (F[i]) {
+        run = o;
+        rf = 1u;
+      } else {
+        rs_merge_renormed(run, o);
+      }
+    }
+    rs_store(S, B + tid, SB, run);
+    F[B + tid] = rf;
+  }
+  RS_SYNC();
+  for (unsigned off = 1; off < R; off <<= 1) {
+    RsAcc<T, K> o(a.k);
+    rs_u32 of = 0;
+    const bool has = raker && tid >= off;
+    if (has) {
+      rs_load(S, B + tid - off, SB, o);
+      of = F[B + tid - off];
+    }
+    RS_SYNC();
+    if (has) {
+      if (!rf) rs_merge_renormed(run, o);
+      rf |= of;
+      rs_store(S, B + tid, SB, run);
+      F[B + tid] = rf;
+    }
+    RS_SYNC();
+  }
+  if (raker) {
+    RsAcc<T, K> pre(a.k);
+    if (tid > 0) {
+      rs_load(S, B + tid - 1, SB, pre);
+    } else {
+      rs_clear(pre);
+    }
+    for (unsigned i = lo; i < hi; ++i) {
+      RsAcc<T, K> o(a.k);
+      rs_load(S, i, SB, o);
+      const rs_u32 fi = F[i];
+      rs_store(S, i, SB, pre);
+      if (fi) {
+        pre = o;
+      } else {
+        rs_merge_renormed(pre, o);
+      }
+    }
+  }
+  RS_SYNC();
+  rs_load(S, tid, SB, a);  // no barrier after: the one caller does not use S again
+}
+
+// The value of a state (renormalised first).
+template <typename T, int K>
+RS_DEV T rs_finish(RsAcc<T, K>& a) {
+  rs_renorm(a);
+  a.pending = 0;
+  return rs_value(a);
+}
+
+// Shared memory of rs_seg_sum: 16 bytes, blockDim group numbers, the scan's (2K + 1)
+// (blockDim + RS_RAKE) values, the tile (blockDim * (E + 1) values, padded), the scan's
+// blockDim + RS_RAKE flags.
+template <typename T, int K, int E>
+RS_DEV void rs_seg_sum_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* tile_first, rs_u64 ntiles, T* heads,
+                            T* tails, T* out, RsFold<K> f) {
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 st = 2 * f.get() + 1;
+  rs_u64* tfirst = reinterpret_cast<rs_u64*>(rs_smem + 16);
+  T* S = reinterpret_cast<T*>(tfirst + B);
+  T* vals = S + st * (B + RS_RAKE);
+  rs_u32* F = reinterpret_cast<rs_u32*>(vals + (rs_u64)B * (E + 1));
+  const rs_u64 t = RS_BID;
+  const rs_u64 tile = (rs_u64)B * E;
+  const rs_u64 ts = t * tile;
+  const rs_u64 left = span > ts ? span - ts : 0;
+  const unsigned cnt = (unsigned)(left < tile ? left : tile);
+  // Each thread's first position's group: the groups that meet the tile mark the threads
+  // whose first position they hold (tile_first[t]: the group of the tile's first position;
+  // the groups after it begin after it).
+  const rs_u64 ga = tile_first[t];
+  const rs_u64 gb = t + 1 < ntiles ? tile_first[t + 1] : G.nseg - 1;
+  if (cnt > 0 && G.begin(ga) <= ts && G.end(ga) >= ts + cnt && G.next(ga) >= ts + cnt) {
+    // One group holds the whole tile (the same for every thread): the values in any order,
+    // per-thread states and a block merge, as the sum.
+    RsAcc<T, K> a(f);
+    rs_clear(a);
+    if (cnt == tile) {
+      const int M = RsF<T>::TILE_E;
+#pragma unroll 1
+      for (int c = 0; c < E; c += M) {
+        T v[M];
+#pragma unroll
+        for (int j = 0; j < M; ++j) v[j] = x[ts + (rs_u64)(c + j) * B + tid];
+        rs_add_chunk(a, v);
+      }
+    } else {
+      for (unsigned i = tid; i < cnt; i += B) rs_add_one(a, x[ts + i]);
+    }
+    rs_block_reduce(a, S);
+    if (tid == 0) {
+      const rs_u64 b = G.begin(ga), e = G.end(ga);
+      if (b == ts && e == ts + cnt) {
+        out[ga] = rs_finish(a);
+      } else {
+        rs_renorm(a);
+        if (b < ts) rs_store(heads, t * st, 1, a);
+        if (e > ts + cnt) rs_store(tails, t * st, 1, a);
+      }
+    }
+    return;
+  }
+  for (rs_u64 g = ga + tid; g <= gb; g += B) {
+    const rs_u64 b = G.begin(g), nb = G.next(g);
+    const rs_u64 lo = b > ts ? (b - ts < cnt ? b - ts : cnt) : 0;
+    const rs_u64 hi = nb - ts < cnt ? nb - ts : cnt;  // nb > ts for every g >= ga
+    for (rs_u64 j = (lo + E - 1) / E; j * E < hi; ++j) tfirst[j] = g;
+  }
+#pragma unroll
+  for (int j = 0; j < E; ++j) {
+    const unsigned i = (unsigned)j * B + tid;
+    if (i < cnt) vals[rs_pad<E>(i)] = x[ts + i];
+  }
+  RS_SYNC();
+  const unsigned lo = tid * (unsigned)E;
+  const unsigned hi = lo + E < cnt ? lo + E : cnt;
+  RsAcc<T, K> cur(f), head(f);
+  rs_clear(cur);
+  rs_clear(head);
+  bool brk = false;   // the thread's first group, begun before it, ended in it: `head`
+  bool fresh = true;  // the group open at the thread's end began in it, or there is none
+  bool open = false;  // a group is open at the thread's end (its piece in `cur`)
+  rs_u64 g = 0, first_g = 0;
+  if (lo < hi) {
+    g = tfirst[tid];
+    first_g = g;
+    rs_u64 e = G.end(g), nb = G.next(g);
+    const rs_u64 p0 = ts + lo;
+    bool before = G.begin(g) < p0;  // the current group began before this thread
+    if (hi - lo == (unsigned)E && nb > ts + hi - 1 && e >= ts + hi) {
+      // One group holds every position: chunks.
+      const int M = RsF<T>::TILE_E;
+#pragma unroll 1
+      for (int c = 0; c < E; c += M) {
+        T v[M];
+#pragma unroll
+        for (int j = 0; j < M; ++j) v[j] = vals[rs_pad<E>(lo + c + j)];
+        rs_add_chunk(cur, v);
+      }
+      if (e == ts + hi) {
+        if (before) {
+          head = cur;
+          brk = true;
+        } else {
+          out[g] = rs_finish(cur);
+        }
+        rs_clear(cur);
+      }
+    } else {
+#pragma unroll 1
+      for (unsigned i = lo; i < hi; ++i) {
+        const rs_u64 p = ts + i;
+        if (p >= nb) {  // a later group begins at or before p (empty ones skipped)
+          do {
+            ++g;
+          } while (g + 1 < G.nseg && G.begin(g + 1) <= p);
+          e = G.end(g);
+          nb = G.next(g);
+          before = false;
+        }
+        if (p < e) {
+          rs_add_one(cur, vals[rs_pad<E>(i)]);
+          if (p + 1 == e) {
+            if (before) {
+              head = cur;
+              brk = true;
+            } else {
+              out[g] = rs_finish(cur);
+            }
+            rs_clear(cur);
+            before = false;
+          }
+        }
+      }
+    }
+    open = ts + hi < e;
+    fresh = !(open && before);
+  }
+  RsAcc<T, K> mine = cur;
+  rs_seg_block_scan(cur, fresh, S, F);  // cur: the open group's state in the threads before
+  if (brk) {
+    rs_renorm(head);
+    rs_merge_renormed(cur, head);
+    if (G.begin(first_g) >= ts) {
+      out[first_g] = rs_finish(cur);
+    } else {
+      rs_store(heads, t * st, 1, cur);
+    }
+  }
+  if (open && hi == cnt) {
+    // The last thread with positions: its group goes on past the tile.
+    rs_renorm(mine);
+    if (fresh) {
+      cur = mine;
+    } else {
+      rs_merge_renormed(cur, mine);
+    }
+    rs_store(tails, t * st, 1, cur);
+    if (G.begin(g) < ts) rs_store(heads, t * st, 1, cur);
+  }
+}
+
+// The sums of the groups that cross tiles (block-wide, for each tile where one ends), then
+// +0 for every empty group. Shared memory: 16 bytes, then (2K + 1) blockDim values.
+template <typename T, int K>
+RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, rs_u64 ntiles, rs_u64 tile,
+                             const T* heads, const T* tails, T* out, RsFold<K> f) {
+  RS_DYN_SHARED(rs_smem);
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 st = 2 * f.get() + 1;
+#pragma unroll 1
+  for (rs_u64 t = RS_BID; t < ntiles; t += RS_GDIM) {
+    const rs_u64 ts = t * tile;
+    const rs_u64 te = span - ts < tile ? span : ts + tile;
+    const rs_u64 g = tile_first[t];
+    const rs_u64 b = G.begin(g), e = G.end(g);
+    if (b < ts && ts < e && e <= te) {  // the same for every thread
+      const rs_u64 t0 = b / tile;
+      RsAcc<T, K> acc(f);
+      rs_clear(acc);
+      for (rs_u64 i = t0 + tid; i <= t; i += B) {
+        RsAcc<T, K> o(f);
+        rs_load(i == t0 ? tails : heads, i * st, 1, o);
+        rs_merge_renormed(acc, o);
+      }
+      rs_block_reduce(acc, S);
+      // No barrier before the next tile's reduction: rs_block_reduce ends with one, and its
+      // result is in thread 0's registers.
+      if (tid == 0) out[g] = rs_finish(acc);
+    }
+  }
+  const rs_u64 nthreads = RS_GDIM * (rs_u64)B;
+  for (rs_u64 g = RS_BID * (rs_u64)B + tid; g < G.nseg; g += nthreads)
+    if (G.begin(g) == G.end(g)) out[g] = (T)0;
+}
+
 // The kernels of one type at fold K (K > 0), or at any fold up to -K (K < 0: the fold is the
 // last argument; the kernels named _kn), with the suffix _k##KN. Every kernel takes the fold
 // as its last argument (a constant fold's kernels ignore it), so that one argument list
@@ -1626,6 +1974,19 @@ RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl, RsFold<K
                                            const rs_u32* list, rs_u64 fold) {                       \
     rs_tile_scan_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, start, ntiles, count, list,        \
                                             RsFold<K>(fold));                                       \
+  }                                                                                                 \
+  RS_KERNEL void rs_seg_sum_##TN##_k##KN(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 stride,  \
+                                         rs_u64 cols, rs_u64 span, const rs_u64* tile_first,         \
+                                         rs_u64 ntiles, T* heads, T* tails, T* out, rs_u64 fold) {   \
+    rs_seg_sum_body<T, K, RsF<T>::SEG_E>(x, rs_seg_groups(off, nseg, stride, cols), span,            \
+                                          tile_first, ntiles, heads, tails, out, RsFold<K>(fold));   \
+  }                                                                                                 \
+  RS_KERNEL void rs_seg_join_##TN##_k##KN(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64 cols, \
+                                          rs_u64 span, const rs_u64* tile_first, rs_u64 ntiles,     \
+                                          rs_u64 tile, const T* heads, const T* tails, T* out,      \
+                                          rs_u64 fold) {                                            \
+    rs_seg_join_body<T, K>(rs_seg_groups(off, nseg, stride, cols), span, tile_first, ntiles, tile,   \
+                           heads, tails, out, RsFold<K>(fold));                                     \
   }
 
 // A constant fold: the general kernels and the fixed-window ones (whose per-slot arrays of

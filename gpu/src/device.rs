@@ -19,6 +19,10 @@ use crate::layout::{CONTROL_BYTES, GROUP, RAKE};
 use crate::runtime::{Func, Handle, Memory, Runtime, Side};
 use crate::{check_fold, GpuError, TUNED_FOLDS};
 
+#[path = "segmented.rs"]
+mod segmented;
+pub use segmented::{segmented_sum_ptr, sum_rows_ptr, SEG_BLOCK};
+
 /// The default threads per block of the sum (halved for the default launch while a kernel's
 /// shared memory would not fit the device).
 pub const DEFAULT_BLOCK: u32 = 256;
@@ -43,12 +47,17 @@ pub trait GpuFloat: Float + Default {
     /// the scan pass (`rs_reuse_tile_max` in the kernel source).
     #[doc(hidden)]
     const REUSE_TILE_MAX: u64;
+    /// Positions each thread of a segmented-sum tile handles (`RsF<T>::SEG_E` in the kernel
+    /// source).
+    #[doc(hidden)]
+    const SEG_ITEMS: u32;
 }
 
 impl GpuFloat for f64 {
     const SUFFIX: &'static str = "f64";
     const SLOT: usize = 0;
     const TILE_ITEMS: u32 = 16;
+    const SEG_ITEMS: u32 = 16;
     const REUSE_TILE_MAX: u64 = 8192;
 }
 
@@ -56,6 +65,7 @@ impl GpuFloat for f32 {
     const SUFFIX: &'static str = "f32";
     const SLOT: usize = 1;
     const TILE_ITEMS: u32 = 32;
+    const SEG_ITEMS: u32 = 32;
     const REUSE_TILE_MAX: u64 = 4096;
 }
 
@@ -194,6 +204,9 @@ struct Kernels {
     tile_reduce_fixed: Option<Func>,
     /// With [`crate::runtime::Caps::fixed_window`].
     tile_scan_fixed: Option<Func>,
+    /// The segmented sums (`segmented.rs`).
+    seg_sum: Func,
+    seg_join: Func,
 }
 
 /// The calling thread's current context, made current again when this is dropped.
@@ -293,6 +306,10 @@ struct Workspace {
     start_host: [u8; MAX_STATE_BYTES],
     input: DevMem,
     output: DevMem,
+    /// The segmented sums' error words, tile numbers and pieces of groups crossing tiles.
+    seg: DevMem,
+    /// Host offsets of a segmented sum, uploaded (64-bit).
+    seg_off: DevMem,
     host: HostResult,
     /// The counter may be non-zero (a launch failed): zero it before the next sum.
     dirty: bool,
@@ -314,6 +331,8 @@ impl Workspace {
             start_host: [0; MAX_STATE_BYTES],
             input: DevMem::empty(),
             output: DevMem::empty(),
+            seg: DevMem::empty(),
+            seg_off: DevMem::empty(),
             host: HostResult::None,
             dirty: true,
             ctl_dirty: true,
@@ -365,6 +384,8 @@ pub struct Device<R: Runtime> {
     /// The `_kn` kernels (a fold given at run time) of f64 and f32.
     runtime_fold: [Kernels; 2],
     probe: Func,
+    /// The segmented sums' first kernel (one for every type and fold).
+    seg_prep: Func,
     ws: Mutex<Workspace>,
     occ: Mutex<Vec<OccEntry>>,
     /// Used only with the workspace locked.
@@ -436,6 +457,8 @@ impl<R: Runtime> Device<R> {
                     tile_scan: f("tile_scan")?,
                     tile_reduce_fixed: fixed("tile_reduce_fixed")?,
                     tile_scan_fixed: fixed("tile_scan_fixed")?,
+                    seg_sum: f("seg_sum")?,
+                    seg_join: f("seg_join")?,
                 })
             };
             let row = TUNED_FOLDS
@@ -449,6 +472,8 @@ impl<R: Runtime> Device<R> {
         let runtime_fold = [runtime_fold[0], runtime_fold[1]];
         // SAFETY: as above.
         let probe = unsafe { R::function(o.module, "rs_probe") }?;
+        // SAFETY: as above.
+        let seg_prep = unsafe { R::function(o.module, "rs_seg_prep") }?;
         Ok(Device {
             ordinal,
             ctx: o.ctx,
@@ -461,6 +486,7 @@ impl<R: Runtime> Device<R> {
             kernels,
             runtime_fold,
             probe,
+            seg_prep,
             ws: Mutex::new(Workspace::new()),
             occ: Mutex::new(Vec::new()),
             side: R::side()?,
@@ -1962,7 +1988,9 @@ unsafe fn cumsum_ptr_from<R: Runtime, T: GpuFloat>(
 /// named for that runtime.
 macro_rules! runtime_module {
     ($rt:ty) => {
-        pub use crate::device::{probe_cases, GpuFloat, Launch, Stream, CUMSUM_BLOCK, DEFAULT_BLOCK};
+        pub use crate::device::{
+            probe_cases, GpuFloat, Launch, Stream, CUMSUM_BLOCK, DEFAULT_BLOCK, SEG_BLOCK,
+        };
         pub use crate::runtime::Memory;
 
         /// A device of this runtime.
@@ -2095,6 +2123,45 @@ macro_rules! runtime_module {
             // SAFETY: the caller's contract.
             unsafe { crate::device::cumsum_from_ptr::<$rt, T>(start, x, out, n, stream) }
         }
+
+        /// [`crate::device::segmented_sum_ptr`] on this runtime.
+        ///
+        /// # Safety
+        /// As [`crate::device::segmented_sum_ptr`].
+        ///
+        /// # Errors
+        /// As [`crate::device::segmented_sum_ptr`].
+        pub unsafe fn segmented_sum_ptr<T: GpuFloat>(
+            x: *const T,
+            offsets: *const usize,
+            nseg: usize,
+            fold: usize,
+            out: *mut T,
+            stream: *mut std::ffi::c_void,
+        ) -> Result<(), crate::GpuError> {
+            // SAFETY: the caller's contract.
+            unsafe { crate::device::segmented_sum_ptr::<$rt, T>(x, offsets, nseg, fold, out, stream) }
+        }
+
+        /// [`crate::device::sum_rows_ptr`] on this runtime.
+        ///
+        /// # Safety
+        /// As [`crate::device::sum_rows_ptr`].
+        ///
+        /// # Errors
+        /// As [`crate::device::sum_rows_ptr`].
+        pub unsafe fn sum_rows_ptr<T: GpuFloat>(
+            x: *const T,
+            rows: usize,
+            cols: usize,
+            row_stride: usize,
+            fold: usize,
+            out: *mut T,
+            stream: *mut std::ffi::c_void,
+        ) -> Result<(), crate::GpuError> {
+            // SAFETY: the caller's contract.
+            unsafe { crate::device::sum_rows_ptr::<$rt, T>(x, rows, cols, row_stride, fold, out, stream) }
+        }
     };
 }
 pub(crate) use runtime_module;
@@ -2125,6 +2192,9 @@ mod tests {
         assert_eq!(params("rs_tile_scan"), SCAN_PARAMS);
         assert_eq!(params("rs_tile_scan_fixed"), SCAN_FIXED_PARAMS);
         assert_eq!(params("rs_probe"), PROBE_PARAMS);
+        assert_eq!(params("rs_seg_prep"), segmented::SEG_PREP_PARAMS);
+        assert_eq!(params("rs_seg_sum"), segmented::SEG_SUM_PARAMS);
+        assert_eq!(params("rs_seg_join"), segmented::SEG_JOIN_PARAMS);
     }
 
     /// The body of `struct RsF<T>` for one type.
@@ -2143,6 +2213,9 @@ mod tests {
                 traits_of(ty).contains(&format!("TILE_E = {items};")),
                 "{ty} TILE_E"
             );
+        }
+        for (ty, items) in [("double", f64::SEG_ITEMS), ("float", f32::SEG_ITEMS)] {
+            assert!(traits_of(ty).contains(&format!("SEG_E = {items};")), "{ty} SEG_E");
         }
         assert!(KERNELS.contains(&format!(
             "return sizeof(T) == 8 ? {}u : {}u;",
@@ -2182,6 +2255,8 @@ mod tests {
             "rs_tile_reduce",
             "rs_tile_reduce_fixed",
             "rs_tile_prefixes",
+            "rs_seg_sum",
+            "rs_seg_join",
         ] {
             let at = KERNELS
                 .find(&format!("RS_KERNEL void {name}_##TN##_k##"))

@@ -362,3 +362,15 @@ fn the_callers_context_is_restored() {
     }
     assert!(ctx::get_current().unwrap().is_none());
 }
+
+#[test]
+fn segmented_sums_on_the_device() {
+    let Some(dev) = device_or_skip("segmented sums on the device") else {
+        return;
+    };
+    let mut t = Tally::default();
+    gpu_common::segmented::segmented_checks::<f64>(&dev, &[2, 3, 8, 13], &mut t);
+    gpu_common::segmented::segmented_checks::<f32>(&dev, &[3, 6, 21], &mut t);
+    println!("segmented sums: {} checks passed, {} failed", t.pass, t.fail);
+    assert_eq!(t.fail, 0);
+}

@@ -33,7 +33,9 @@
 //   as `start`, and every output is checked. --ignore-start fixed|general|tile0 passes null
 //   instead to that launch (with --expect-fail: a self-check that the cases see each path's
 //   start).
+#include <sys/wait.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <barrier>
@@ -594,9 +596,202 @@ static void run_all(const std::vector<Case>& cs, const std::vector<unsigned>& bl
   }
 }
 
+
+// ---- Segmented sums (--segmented SEED) ----------------------------------------------------
+// Generated layouts (segments with empty, single, short and tile-crossing groups; rows with
+// and without gaps between them), run as the hosts run them: rs_seg_prep, rs_seg_sum over
+// every tile, rs_seg_join on a small grid. Each group's expected bits are the kernels' own
+// one-at-a-time definition over the group alone (rs_add_one, then the value), which the
+// vectors tie to the core; every output slot is checked, and bad offsets must be reported.
+struct SegCase {
+  std::string name;
+  std::vector<unsigned long long> off;  // empty: rows
+  unsigned long long nseg, stride, cols, span;
+};
+
+template <typename T, int K>
+static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned block, int fold_arg) {
+  typedef typename RsF<T>::U U;
+  const RsFold<K> fold(fold_arg);
+  const int k = fold.get();
+  const unsigned long long st = 2 * k + 1;
+  const unsigned E = RsF<T>::SEG_E;
+  const unsigned long long tile = (unsigned long long)block * E;
+  const unsigned long long ntiles = c.span == 0 ? 1 : (c.span + tile - 1) / tile;
+  const rs_u64* off = c.off.empty() ? nullptr : c.off.data();
+  std::vector<rs_u64> tile_first(ntiles, 0xA5A5A5A5A5A5A5A5ull);
+  unsigned err[2] = {0, 0};
+  const unsigned long long cap = sizeof(T) == 8 ? 2048ull * ((1ull << 52) - 1) : 512ull * ((1ull << 23) - 1);
+  g_engine_error = false;
+  launch(2, block, 0, [&] { rs_seg_prep(off, c.nseg, c.stride, c.cols, c.span, cap, tile, ntiles, tile_first.data(), err); });
+  if (err[0] || err[1]) {
+    if (!g_quiet) printf("FAIL seg %s: good offsets reported bad (%u, %u)\n", c.name.c_str(), err[0], err[1]);
+    return false;
+  }
+  std::vector<T> heads(ntiles * st, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), tails(heads), out(c.nseg, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
+  const size_t smem = 16 + 8 * block + sizeof(T) * (st * (block + RS_RAKE) + (size_t)block * (E + 1)) + 4 * (block + RS_RAKE);
+  const RsGroups G = rs_seg_groups(off, c.nseg, c.stride, c.cols);
+  launch(ntiles, block, smem, [&] { rs_seg_sum_body<T, K, RsF<T>::SEG_E>(x.data(), G, c.span, tile_first.data(), ntiles, heads.data(), tails.data(), out.data(), fold); });
+  launch(3, block, 16 + sizeof(T) * st * block, [&] { rs_seg_join_body<T, K>(G, c.span, tile_first.data(), ntiles, tile, heads.data(), tails.data(), out.data(), fold); });
+  bool ok = !g_engine_error;
+  for (unsigned long long g = 0; g < c.nseg && ok; ++g) {
+    RsAcc<T, K> a(fold);
+    rs_clear(a);
+    for (unsigned long long p = G.begin(g); p < G.end(g); ++p) rs_add_one(a, x[p]);
+    const T want = rs_finish(a);
+    if (rs_bits(out[g]) != rs_bits(want)) {
+      if (!g_quiet) printf("FAIL seg %s %s k%d block %u group %llu [%llu, %llu): got %llx want %llx\n", c.name.c_str(), sizeof(T) == 8 ? "f64" : "f32", k, block, g, G.begin(g), G.end(g),
+                           (unsigned long long)rs_bits(out[g]), (unsigned long long)rs_bits(want));
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// Bad offsets: rs_seg_prep must report each (err[0]), and a segment past the capacity (err[1]).
+static bool run_seg_bad(unsigned block) {
+  struct Bad { std::vector<unsigned long long> off; unsigned long long n, cap; int want; };
+  const std::vector<Bad> bads = {
+      {{1, 5}, 5, 100, 0}, {{0, 3, 2, 5}, 5, 100, 0}, {{0, 4}, 5, 100, 0}, {{0, 2, 6}, 5, 100, 0},
+      {{0, 2, 104}, 104, 100, 1}, {{0, 101}, 101, 100, 1}, {{0, 0, 0}, 0, 100, -1}, {{0, 100}, 100, 100, -1}};
+  bool ok = true;
+  for (const Bad& b : bads) {
+    unsigned err[2] = {0, 0};
+    const unsigned long long nseg = b.off.size() - 1;
+    std::vector<rs_u64> tf(1);
+    launch(1, block, 0, [&] { rs_seg_prep(b.off.data(), nseg, 0, 0, b.n, b.cap, 1u << 20, 1, tf.data(), err); });
+    const bool good = b.want < 0 ? (!err[0] && !err[1]) : err[b.want] != 0;
+    if (!good) {
+      if (!g_quiet) printf("FAIL seg prep: offsets case with %llu segments: err (%u, %u), want %d\n", nseg, err[0], err[1], b.want);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+static unsigned long long g_seg_rng = 1;
+static unsigned long long seg_next() {
+  g_seg_rng ^= g_seg_rng << 13;
+  g_seg_rng ^= g_seg_rng >> 7;
+  g_seg_rng ^= g_seg_rng << 17;
+  return g_seg_rng;
+}
+
+// The layouts for tiles of `tile` positions.
+static std::vector<SegCase> seg_layouts(unsigned long long tile) {
+  std::vector<SegCase> cs;
+  auto segs = [&](const std::string& name, const std::vector<unsigned long long>& lens) {
+    SegCase c;
+    c.name = name;
+    c.off.push_back(0);
+    for (unsigned long long l : lens) c.off.push_back(c.off.back() + l);
+    c.nseg = lens.size();
+    c.stride = c.cols = 0;
+    c.span = c.off.back();
+    cs.push_back(c);
+  };
+  auto rows = [&](const std::string& name, unsigned long long r, unsigned long long cols, unsigned long long stride) {
+    SegCase c;
+    c.name = name;
+    c.nseg = r;
+    c.stride = stride;
+    c.cols = cols;
+    c.span = r == 0 ? 0 : (r - 1) * stride + cols;
+    cs.push_back(c);
+  };
+  std::vector<unsigned long long> mixed;
+  for (int i = 0; i < 300; ++i) {
+    const unsigned long long u = seg_next() % 10;
+    mixed.push_back(u < 2 ? 0 : u < 4 ? 1 : u < 8 ? 1 + seg_next() % 40 : seg_next() % (3 * tile));
+  }
+  segs("mixed", mixed);
+  segs("one", {5 * tile + 7});
+  segs("one_exact", {2 * tile});
+  segs("edges", {tile - 1, 1, tile, 0, 0, tile + 1, 2, tile - 2, 3 * tile});
+  segs("all_empty", {0, 0, 0});
+  segs("empty_ends", {0, 0, 3, tile, 0, 0});
+  segs("single", {1});
+  std::vector<unsigned long long> ones(3 * tile + 5, 1);
+  segs("ones", ones);
+  rows("rows_dense", 37, 3 * tile / 7 + 1, 3 * tile / 7 + 1);
+  rows("rows_gap", 9, tile / 2 + 3, tile + 11);
+  rows("rows_wide", 3, 2 * tile + 9, 2 * tile + 100);
+  rows("rows_empty", 5, 0, 7);
+  rows("rows_narrow", 500, 3, 5);
+  return cs;
+}
+
+template <typename T, int K>
+static void run_seg_fold(int fold, const std::vector<unsigned>& blocks, int& pass, int& fail) {
+  typedef typename RsF<T>::U U;
+  for (unsigned b : blocks) {
+    for (const SegCase& c : seg_layouts((unsigned long long)b * RsF<T>::SEG_E)) {
+      std::vector<T> x(c.span + 1);
+      for (unsigned long long i = 0; i < c.span; ++i) {
+        const unsigned long long r = seg_next();
+        double v = ((double)(r >> 11) / 9007199254740992.0 - 0.5) * std::ldexp(1.0, (int)(seg_next() % 40) - 20);
+        if (r % 4099 == 7) v = std::nan("");
+        if (r % 5003 == 11) v = -INFINITY;
+        x[i] = (T)v;
+      }
+      x[c.span] = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
+      if (run_seg_case<T, K>(c, x, b, fold)) ++pass; else ++fail;
+    }
+  }
+}
+
+static int run_segmented(unsigned long long seed, const std::vector<unsigned>& blocks) {
+  g_seg_rng = seed * 0x9E3779B97F4A7C15ull + 1;
+  int pass = 0, fail = 0;
+  for (unsigned b : blocks) { if (run_seg_bad(b)) ++pass; else ++fail; }
+  run_seg_fold<double, 3>(3, blocks, pass, fail);
+  run_seg_fold<double, 2>(2, blocks, pass, fail);
+  run_seg_fold<double, 8>(8, blocks, pass, fail);
+  run_seg_fold<double, -52>(13, blocks, pass, fail);
+  run_seg_fold<float, 3>(3, blocks, pass, fail);
+  run_seg_fold<float, 5>(5, blocks, pass, fail);
+  run_seg_fold<float, -21>(21, blocks, pass, fail);
+  if (!g_quiet) printf("emu: segmented sums%s: %d passed, %d failed\n", g_fibers ? (g_warp == 32 ? " (fibers wave32)" : " (fibers wave64)") : "", pass, fail);
+  return fail;
+}
+
+// --segmented with --mutate-syncs: every barrier the segmented kernels reach, removed in
+// turn, must make a check fail (or the engine report a divergent barrier) in some order.
+static int mutate_segmented(unsigned long long seed, const std::vector<unsigned>& blocks) {
+  g_quiet = true;
+  if (run_segmented(seed, blocks)) { printf("emu: the unmodified segmented kernels fail\n"); return 1; }
+  const std::set<int> lines = g_sync_lines;
+  int undetected = 0;
+  for (int l : lines) {
+    g_drop_line = l;
+    int caught = -1;
+    bool crashed = false;
+    for (int sc = 0; sc < 3 && caught < 0; ++sc) {
+      g_sched = sc;
+      // In a child: a missing barrier can leave a group number unwritten, and reading the
+      // offsets there can fault (on a GPU, garbage or a fault too): that counts as caught.
+      fflush(stdout);
+      const pid_t pid = fork();
+      if (pid == 0) _exit(run_segmented(seed, blocks) ? 1 : 0);
+      int status = 0;
+      waitpid(pid, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        caught = sc;
+        crashed = !WIFEXITED(status);
+      }
+    }
+    printf("emu: segmented, barrier at reprosum.cu:%d removed: %s\n", l, caught < 0 ? "NOT DETECTED" : crashed ? "caught (the run faulted)" : "caught");
+    if (caught < 0) ++undetected;
+  }
+  g_drop_line = -1;
+  printf("emu: --segmented --mutate-syncs wave%u: %zu barriers, %d removals not detected\n", g_warp, lines.size(), undetected);
+  return undetected ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
   bool mutate = false, expect_fail = false;
   unsigned long long random_seed = 0;  // 0: no generated cases
+  unsigned long long seg_seed = 0;     // --segmented SEED: the segmented sums instead
   std::set<int> allowed;  // barriers whose removal no current caller can observe
   int a = 1;
   for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; ++a) {
@@ -614,6 +809,7 @@ int main(int argc, char** argv) {
     else if (o == "--allow-undetected") allowed.insert(atoi(val().c_str()));
     else if (o == "--expect-fail") expect_fail = true;
     else if (o == "--random") random_seed = std::stoull(val());
+    else if (o == "--segmented") seg_seed = std::stoull(val());
     else if (o == "--max-fold") g_max_fold = atoi(val().c_str());
     else if (o == "--ignore-start") {
       std::string v = val();
@@ -622,9 +818,19 @@ int main(int argc, char** argv) {
     }
     else { fprintf(stderr, "emu: unknown option %s\n", o.c_str()); return 2; }
   }
-  if (a >= argc) { fprintf(stderr, "usage: emu [options] VECTORS [block ...]\n"); return 2; }
+  if (a >= argc && !seg_seed) { fprintf(stderr, "usage: emu [options] VECTORS [block ...]\n"); return 2; }
   if ((g_variant != V_NONE || mutate || g_drop_line >= 0) && !g_fibers) { fprintf(stderr, "emu: variants need the fiber engine (--warp W)\n"); return 2; }
   if (g_fibers && g_warp != 32 && g_warp != 64) { fprintf(stderr, "emu: warp width 32 or 64\n"); return 2; }
+  if (seg_seed) {
+    std::vector<unsigned> sb;
+    for (int i = a; i < argc; ++i) sb.push_back((unsigned)atoi(argv[i]));
+    if (sb.empty()) sb = {1, 3, 32, 64};
+    if (mutate) {
+      if (!g_fibers) { fprintf(stderr, "emu: --mutate-syncs needs the fiber engine (--warp W)\n"); return 2; }
+      return mutate_segmented(seg_seed, sb);
+    }
+    return run_segmented(seg_seed, sb) ? 1 : 0;
+  }
   std::vector<Case> cs = read_cases(argv[a]);
   if (random_seed) add_generated(cs, random_seed);
   std::vector<unsigned> blocks;

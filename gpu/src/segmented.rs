@@ -1,0 +1,733 @@
+//! The segmented sums on a device: the sum of each segment of an array (CSR offsets) and of
+//! each row of a row-major matrix, every group's bits those of the core's sum of the group
+//! alone (`reprosum::segmented_sum`, `reprosum::sum_rows`).
+//!
+//! Three kernels (see the kernel source): `rs_seg_prep` finds each tile's first group and,
+//! for offsets the host has not read, checks them; `rs_seg_sum` adds every tile of
+//! `block * SEG_ITEMS` positions once, writing each group that ends in the tile and the
+//! pieces of the groups that cross tiles; `rs_seg_join` merges those pieces and writes +0
+//! for empty groups. The values are read once. Offsets on the host are checked on the host;
+//! offsets in device memory are checked by `rs_seg_prep`, and the call reads its verdict
+//! back before the other kernels run, so bad offsets leave every output untouched wherever
+//! they live.
+
+use super::*;
+
+/// Parameters of the segmented kernels (checked against the kernel source by a test).
+pub(super) const SEG_PREP_PARAMS: usize = 10;
+pub(super) const SEG_SUM_PARAMS: usize = 12;
+pub(super) const SEG_JOIN_PARAMS: usize = 12;
+
+/// Threads per block of the segmented kernels unless a launch says otherwise (a tile is
+/// `block * SEG_ITEMS` positions; any block size is correct).
+pub const SEG_BLOCK: u32 = 128;
+
+/// The groups of one call, as the kernels take them.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// Device address of `nseg + 1` 64-bit offsets; 0 for rows.
+    off: u64,
+    nseg: u64,
+    stride: u64,
+    cols: u64,
+    /// Positions the groups span: the values read.
+    span: u64,
+    /// The offsets are in device memory, unread by the host: check them there first.
+    check: bool,
+}
+
+/// Checks CSR offsets on the host (the core's rules: first 0, none below the one before, the
+/// last the number of values; then every segment within the capacity) and returns the last.
+fn check_offsets<T: GpuFloat>(offsets: &[usize]) -> Result<usize, GpuError> {
+    let bad = GpuError::Core(reprosum_core::Error::InvalidOffsets);
+    if offsets.first() != Some(&0) {
+        return Err(bad);
+    }
+    let mut widest = 0usize;
+    for w in offsets.windows(2) {
+        widest = widest.max(w[1].checked_sub(w[0]).ok_or(bad.clone())?);
+    }
+    if widest as u64 > T::CAPACITY {
+        return Err(GpuError::CapacityExceeded);
+    }
+    Ok(*offsets.last().unwrap_or(&0))
+}
+
+/// Checks a matrix's shape (the core's rules) and returns the values it spans.
+fn check_rows<T: GpuFloat>(rows: usize, cols: usize, stride: usize) -> Result<usize, GpuError> {
+    if cols > stride {
+        return Err(GpuError::Core(reprosum_core::Error::InvalidStride));
+    }
+    let span = match rows {
+        0 => 0,
+        _ => (rows - 1)
+            .checked_mul(stride)
+            .and_then(|s| s.checked_add(cols))
+            .ok_or(GpuError::LengthMismatch)?,
+    };
+    if cols as u64 > T::CAPACITY {
+        return Err(GpuError::CapacityExceeded);
+    }
+    Ok(span)
+}
+
+/// `rs_seg_prep(off, nseg, stride, cols, n, cap, tile, ntiles, tile_first, err)`.
+#[allow(clippy::too_many_arguments)]
+fn prep_args(
+    l: &Layout,
+    cap: u64,
+    tile: u64,
+    ntiles: u64,
+    tile_first: u64,
+    err: u64,
+) -> Args<SEG_PREP_PARAMS> {
+    Args([
+        l.off, l.nseg, l.stride, l.cols, l.span, cap, tile, ntiles, tile_first, err,
+    ])
+}
+
+/// The offsets as the kernels take them (64-bit), in a host vector.
+fn offsets_u64(offsets: &[usize]) -> Result<Vec<u64>, GpuError> {
+    let mut v = host::host_vec(0, 0u64)?;
+    v.try_reserve_exact(offsets.len())
+        .map_err(|_| GpuError::HostOutOfMemory {
+            bytes: offsets.len().saturating_mul(8),
+        })?;
+    v.extend(offsets.iter().map(|&o| o as u64));
+    Ok(v)
+}
+
+impl<R: Runtime> Device<R> {
+    /// The segmented sum's kernels on this stream: `out` gets `l.nseg` sums. The stream is
+    /// synchronised.
+    ///
+    /// # Safety
+    /// `x` holds `l.span` readable values of T, `out` `l.nseg` writable ones, and `l.off`
+    /// (when not 0) `l.nseg + 1` readable u64, all in this device's memory; the context is
+    /// bound and the workspace locked.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn seg_locked<T: GpuFloat>(
+        &self,
+        ws: &mut Workspace,
+        x: u64,
+        l: Layout,
+        out: u64,
+        fold: usize,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        let k = self.kernels::<T>(fold)?;
+        if l.nseg == 0 {
+            return Ok(());
+        }
+        if (l.span > 0 && (x == 0 || x & (T::BYTES as u64 - 1) != 0))
+            || out == 0
+            || out & (T::BYTES as u64 - 1) != 0
+        {
+            return Err(GpuError::InvalidPointer("null or misaligned input or output"));
+        }
+        let st = 2 * fold + 1;
+        let items = T::SEG_ITEMS as usize;
+        let (block, smem) = self.block_for(
+            &k.seg_sum,
+            launch.block,
+            SEG_BLOCK,
+            8 + T::BYTES * (st + items + 1) + 4,
+            16 + (T::BYTES * st + 4) * RAKE,
+        )?;
+        let tile = block as u64 * T::SEG_ITEMS as u64;
+        let ntiles = l.span.div_ceil(tile).max(1);
+        if ntiles > i32::MAX as u64 {
+            return Err(GpuError::InvalidLaunch(format!(
+                "{ntiles} tiles of {tile} values"
+            )));
+        }
+        let nt = ntiles as usize;
+        let state = st * T::BYTES;
+        let bytes = nt
+            .checked_mul(8 + 2 * state)
+            .and_then(|b| b.checked_add(16))
+            .ok_or(GpuError::InvalidLaunch(format!("{ntiles} tiles")))?;
+        ws.seg.ensure::<R>(bytes)?;
+        let err = ws.seg.ptr;
+        let tile_first = err + 16;
+        let heads = tile_first + 8 * ntiles;
+        let tails = heads + state as u64 * ntiles;
+        // SAFETY: the workspace's seg buffer holds `bytes` >= 16 bytes of this context.
+        unsafe { R::memset(err, 0, 16, stream.0) }?;
+        let prep_grid = ntiles
+            .max(l.nseg)
+            .div_ceil(256)
+            .clamp(1, self.multiprocessors as u64 * 8) as u32;
+        let args = prep_args(&l, T::CAPACITY, tile, ntiles, tile_first, err);
+        // SAFETY: the kernel reads the offsets (the caller's contract) and writes the error
+        // words and `ntiles` tile numbers, allocated above.
+        unsafe { self.launch(&self.seg_prep, prep_grid, 256, 0, stream, args) }?;
+        if l.check {
+            let mut words = [0u32; 2];
+            // SAFETY: 8 bytes into `words`, which outlives the synchronisation below.
+            unsafe { R::copy_dtoh(words.as_mut_ptr().cast(), err, 8, stream.0) }?;
+            // SAFETY: the caller's stream (or the default one) of this context.
+            unsafe { R::synchronize(stream.0) }?;
+            if words[0] != 0 {
+                return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
+            }
+            if words[1] != 0 {
+                return Err(GpuError::CapacityExceeded);
+            }
+        }
+        let args: Args<SEG_SUM_PARAMS> = Args([
+            x,
+            l.off,
+            l.nseg,
+            l.stride,
+            l.cols,
+            l.span,
+            tile_first,
+            ntiles,
+            heads,
+            tails,
+            out,
+            fold as u64,
+        ]);
+        // SAFETY: the kernel reads `span` values at x and the offsets (the caller's contract),
+        // the tile numbers written above, and writes `out` (the caller's) and the tiles' pieces
+        // (allocated above).
+        unsafe { self.launch(&k.seg_sum, ntiles as u32, block, smem, stream, args) }?;
+        let (jblock, jsmem) = self.block_for(&k.seg_join, None, SEG_BLOCK, state, 16)?;
+        let jgrid = ntiles.min(self.multiprocessors as u64 * 8).max(1) as u32;
+        let args: Args<SEG_JOIN_PARAMS> = Args([
+            l.off,
+            l.nseg,
+            l.stride,
+            l.cols,
+            l.span,
+            tile_first,
+            ntiles,
+            tile,
+            heads,
+            tails,
+            out,
+            fold as u64,
+        ]);
+        // SAFETY: as above; the pieces were written by the launch before it on the stream.
+        unsafe { self.launch(&k.seg_join, jgrid, jblock, jsmem, stream, args) }?;
+        // SAFETY: the caller's stream (or the default one) of this context.
+        unsafe { R::synchronize(stream.0) }
+    }
+
+    /// Host offsets uploaded to the workspace: their device address.
+    fn upload_offsets(ws: &mut Workspace, offsets: &[usize], stream: Stream) -> Result<u64, GpuError> {
+        let v = offsets_u64(offsets)?;
+        ws.seg_off.ensure::<R>(v.len() * 8)?;
+        // SAFETY: the buffer holds v's bytes; the call synchronises before `v` is dropped
+        // (every caller synchronises the stream before returning, and this copy is ordered
+        // before the kernels on it).
+        unsafe { R::copy_htod(ws.seg_off.ptr, v.as_ptr().cast(), v.len() * 8, stream.0) }?;
+        // SAFETY: as above: `v` must outlive the copy, so wait for it here.
+        unsafe { R::synchronize(stream.0) }?;
+        Ok(ws.seg_off.ptr)
+    }
+
+    /// The reproducible sum of each segment of a device buffer: `out[i]` gets the bits of
+    /// `reprosum::segmented_sum` (the sum of `x[offsets[i]..offsets[i + 1]]` alone, +0 for an
+    /// empty segment) at `fold`. `offsets` has `out.len() + 1` entries: the first 0, none
+    /// below the one before, the last `x.len()`.
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`], [`GpuError::LengthMismatch`] (offsets and `out`),
+    /// `GpuError::Core(InvalidOffsets)`, [`GpuError::CapacityExceeded`] (a segment past the
+    /// capacity), a runtime error. `out` is untouched on any error found before the launch.
+    pub fn segmented_sum<T: GpuFloat>(
+        &self,
+        x: &DeviceBuffer<R, T>,
+        offsets: &[usize],
+        out: &mut DeviceBuffer<R, T>,
+        fold: usize,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        self.check_pair(x, out).or_else(|e| match e {
+            GpuError::LengthMismatch => Ok(()),
+            e => Err(e),
+        })?;
+        if offsets.len() != out.len + 1 {
+            return Err(GpuError::LengthMismatch);
+        }
+        if check_offsets::<T>(offsets)? != x.len {
+            return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
+        }
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        let stream = Stream::DEFAULT;
+        let off = Self::upload_offsets(&mut ws, offsets, stream)?;
+        let l = Layout {
+            off,
+            nseg: out.len as u64,
+            stride: 0,
+            cols: 0,
+            span: x.len as u64,
+            check: false,
+        };
+        // SAFETY: the buffers hold x.len and out.len values on this device; the offsets were
+        // uploaded above.
+        unsafe { self.seg_locked::<T>(&mut ws, x.ptr, l, out.ptr, fold, stream, &Launch::default()) }
+    }
+
+    /// The reproducible sum of each row of a row-major matrix in a device buffer: row `r` is
+    /// `x[r * row_stride..r * row_stride + cols]`, and `out[r]` gets the bits of
+    /// `reprosum::sum_rows` (that row's sum alone) at `fold`.
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`], [`GpuError::LengthMismatch`] (`out` not `rows` long,
+    /// `x` too short), `GpuError::Core(InvalidStride)` (`cols > row_stride`),
+    /// [`GpuError::CapacityExceeded`], a runtime error. `out` is untouched on any of them.
+    pub fn sum_rows<T: GpuFloat>(
+        &self,
+        x: &DeviceBuffer<R, T>,
+        rows: usize,
+        cols: usize,
+        row_stride: usize,
+        out: &mut DeviceBuffer<R, T>,
+        fold: usize,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        self.check_pair(x, out).or_else(|e| match e {
+            GpuError::LengthMismatch => Ok(()),
+            e => Err(e),
+        })?;
+        if out.len != rows {
+            return Err(GpuError::LengthMismatch);
+        }
+        let span = check_rows::<T>(rows, cols, row_stride)?;
+        if span > x.len {
+            return Err(GpuError::LengthMismatch);
+        }
+        // SAFETY: the buffers hold x.len >= span and out.len = rows values on this device.
+        unsafe { self.sum_rows_raw::<T>(x.ptr, rows, cols, row_stride, out.ptr, fold, Stream::DEFAULT) }
+    }
+
+    /// The segmented sum at raw device addresses on a stream: `x` holds the values, `offsets`
+    /// `nseg + 1` 64-bit offsets (device memory of this device: checked on the device, the
+    /// verdict read back before anything is written; the last is the number of values),
+    /// `out` `nseg` sums. The stream is synchronised.
+    ///
+    /// # Safety
+    /// `offsets` must be a device address of this device holding `nseg + 1` u64, `x` one
+    /// holding as many values of T as the last offset says, `out` one holding `nseg`; `stream`
+    /// a live stream of this device (or the default).
+    ///
+    /// # Errors
+    /// As [`Device::segmented_sum`].
+    pub unsafe fn segmented_sum_raw<T: GpuFloat>(
+        &self,
+        x: u64,
+        offsets: u64,
+        nseg: usize,
+        out: u64,
+        fold: usize,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        if offsets == 0 || offsets & 7 != 0 {
+            return Err(GpuError::InvalidPointer("null or misaligned offsets"));
+        }
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        let mut last = 0u64;
+        // SAFETY: offsets holds nseg + 1 u64 (the caller's contract); `last` outlives the
+        // synchronisation below.
+        unsafe {
+            R::copy_dtoh(
+                (&mut last as *mut u64).cast(),
+                offsets + 8 * nseg as u64,
+                8,
+                stream.0,
+            )?;
+            R::synchronize(stream.0)?;
+        }
+        if nseg == 0 {
+            return if last == 0 {
+                Ok(())
+            } else {
+                Err(GpuError::Core(reprosum_core::Error::InvalidOffsets))
+            };
+        }
+        let l = Layout {
+            off: offsets,
+            nseg: nseg as u64,
+            stride: 0,
+            cols: 0,
+            span: last,
+            check: true,
+        };
+        // SAFETY: the caller's contract; the offsets are checked on the device first.
+        unsafe { self.seg_locked::<T>(&mut ws, x, l, out, fold, stream, &Launch::default()) }
+    }
+
+    /// The row sums at raw device addresses on a stream (as [`Device::sum_rows`]). The stream
+    /// is synchronised.
+    ///
+    /// # Safety
+    /// `x` must be a device address of this device holding `(rows - 1) * row_stride + cols`
+    /// values of T (none for no rows), `out` one holding `rows`; `stream` a live stream of
+    /// this device (or the default).
+    ///
+    /// # Errors
+    /// As [`Device::sum_rows`].
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn sum_rows_raw<T: GpuFloat>(
+        &self,
+        x: u64,
+        rows: usize,
+        cols: usize,
+        row_stride: usize,
+        out: u64,
+        fold: usize,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        let span = check_rows::<T>(rows, cols, row_stride)?;
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        let l = Layout {
+            off: 0,
+            nseg: rows as u64,
+            stride: row_stride as u64,
+            cols: cols as u64,
+            span: span as u64,
+            check: false,
+        };
+        // SAFETY: the caller's contract.
+        unsafe { self.seg_locked::<T>(&mut ws, x, l, out, fold, stream, &Launch::default()) }
+    }
+
+    /// The segmented sum of host slices (values and sums copied through the workspace).
+    ///
+    /// # Errors
+    /// As [`Device::segmented_sum`] (the last offset must be `xs.len()`).
+    pub fn segmented_sum_host<T: GpuFloat>(
+        &self,
+        xs: &[T],
+        offsets: &[usize],
+        out: &mut [T],
+        fold: usize,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        if offsets.len() != out.len().saturating_add(1) {
+            return Err(GpuError::LengthMismatch);
+        }
+        if check_offsets::<T>(offsets)? != xs.len() {
+            return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
+        }
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        let off = Self::upload_offsets(&mut ws, offsets, stream)?;
+        let l = Layout {
+            off,
+            nseg: out.len() as u64,
+            stride: 0,
+            cols: 0,
+            span: xs.len() as u64,
+            check: false,
+        };
+        // SAFETY: the staged copies hold the values and the sums (see host_groups).
+        unsafe { self.host_groups(&mut ws, xs, l, out, fold, stream) }
+    }
+
+    /// The row sums of a host matrix (values and sums copied through the workspace).
+    ///
+    /// # Errors
+    /// As [`Device::sum_rows`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn sum_rows_host<T: GpuFloat>(
+        &self,
+        xs: &[T],
+        rows: usize,
+        cols: usize,
+        row_stride: usize,
+        out: &mut [T],
+        fold: usize,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        if out.len() != rows {
+            return Err(GpuError::LengthMismatch);
+        }
+        let span = check_rows::<T>(rows, cols, row_stride)?;
+        if span > xs.len() {
+            return Err(GpuError::LengthMismatch);
+        }
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        let l = Layout {
+            off: 0,
+            nseg: rows as u64,
+            stride: row_stride as u64,
+            cols: cols as u64,
+            span: span as u64,
+            check: false,
+        };
+        // SAFETY: as segmented_sum_host.
+        unsafe { self.host_groups(&mut ws, &xs[..span], l, out, fold, stream) }
+    }
+
+    /// Copies `xs` (the span) to the workspace, runs the kernels into the workspace's output
+    /// and copies the sums to `out` (written only when they are complete).
+    ///
+    /// # Safety
+    /// `l` describes `xs.len()` positions and `out.len()` groups, its offsets (if any) in
+    /// this device's memory; the context is bound and the workspace locked.
+    unsafe fn host_groups<T: GpuFloat>(
+        &self,
+        ws: &mut Workspace,
+        xs: &[T],
+        l: Layout,
+        out: &mut [T],
+        fold: usize,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        let in_bytes = std::mem::size_of_val(xs);
+        let out_bytes = std::mem::size_of_val(out);
+        ws.input.ensure::<R>(in_bytes.max(T::BYTES))?;
+        ws.output.ensure::<R>(out_bytes)?;
+        let (inp, outp) = (ws.input.ptr, ws.output.ptr);
+        // SAFETY: the staging buffers hold the bytes copied; the stream orders the copies and
+        // kernels, and seg_locked synchronises it before the copy back is issued; the copy
+        // back is synchronised before `out` is released.
+        unsafe {
+            if in_bytes > 0 {
+                R::copy_htod(inp, xs.as_ptr().cast(), in_bytes, stream.0)?;
+            }
+            self.seg_locked::<T>(ws, inp, l, outp, fold, stream, &Launch::default())?;
+            R::copy_dtoh(out.as_mut_ptr().cast(), outp, out_bytes, stream.0)?;
+            R::synchronize(stream.0)
+        }
+    }
+}
+
+/// The sum of each segment of `x` (CSR `offsets`, `nseg + 1` entries, the last the number of
+/// values) into `out`, wherever they live: `x` and `out` both in device memory of one device
+/// (used in place; `offsets` on the host or on that device) or both in host memory (copied
+/// through the current device; `offsets` on the host). This is what
+/// `adn_cuda_segmented_sum_*` and `adn_hip_segmented_sum_*` call. Host offsets are checked
+/// on the host, device offsets on the device before anything is written.
+///
+/// # Safety
+/// `offsets` must point to `nseg + 1` readable `usize`, `x` to as many readable values as
+/// the last says, `out` to `nseg` writable ones (aligned, host or device); `stream` null or
+/// a live stream of the device that runs the call.
+///
+/// # Errors
+/// As [`Device::segmented_sum`], and [`GpuError::InvalidPointer`] for null or misaligned
+/// pointers or a mix of memories. `out` is untouched on any error found before the launch.
+pub unsafe fn segmented_sum_ptr<R: Runtime, T: GpuFloat>(
+    x: *const T,
+    offsets: *const usize,
+    nseg: usize,
+    fold: usize,
+    out: *mut T,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
+    check_fold::<T>(fold)?;
+    if offsets.is_null() || (offsets as usize) & (std::mem::align_of::<usize>() - 1) != 0 {
+        return Err(GpuError::InvalidPointer("null or misaligned offsets"));
+    }
+    if (nseg > 0 && (out.is_null() || (out as usize) & (T::BYTES - 1) != 0))
+        || (!x.is_null() && (x as usize) & (T::BYTES - 1) != 0)
+    {
+        return Err(GpuError::InvalidPointer("null or misaligned input or output"));
+    }
+    // SAFETY: the caller's contract.
+    let stream = unsafe { Stream::from_raw(stream) };
+    let om = R::memory_of(offsets.cast())?;
+    if nseg == 0 {
+        // Nothing to write; the one offset must be 0.
+        let last = match om {
+            // SAFETY: one readable usize (the caller's contract).
+            Memory::Host => unsafe { *offsets },
+            Memory::Device(ord) => {
+                let d = device::<R>(ord)?;
+                let _bound = d.bind()?;
+                let mut v = 0usize;
+                // SAFETY: one readable usize on that device; `v` outlives the synchronisation.
+                unsafe {
+                    R::copy_dtoh((&mut v as *mut usize).cast(), offsets as u64, 8, stream.0)?;
+                    R::synchronize(stream.0)?;
+                }
+                v
+            }
+        };
+        return if last == 0 {
+            Ok(())
+        } else {
+            Err(GpuError::Core(reprosum_core::Error::InvalidOffsets))
+        };
+    }
+    let xm = if x.is_null() {
+        None
+    } else {
+        Some(R::memory_of(x.cast())?)
+    };
+    let outm = R::memory_of(out.cast())?;
+    match (om, outm) {
+        (Memory::Host, _) => {
+            // SAFETY: nseg + 1 readable usize in host memory (the caller's contract).
+            let offs = unsafe { std::slice::from_raw_parts(offsets, nseg + 1) };
+            let n = check_offsets::<T>(offs)?;
+            if n > 0 && x.is_null() {
+                return Err(GpuError::InvalidPointer("null input"));
+            }
+            match (xm.unwrap_or(outm), outm) {
+                (Memory::Device(a), Memory::Device(b)) if a == b => {
+                    let d = device::<R>(a)?;
+                    let _bound = d.bind()?;
+                    let mut ws = d.lock();
+                    let off = Device::<R>::upload_offsets(&mut ws, offs, stream)?;
+                    let l = Layout {
+                        off,
+                        nseg: nseg as u64,
+                        stride: 0,
+                        cols: 0,
+                        span: n as u64,
+                        check: false,
+                    };
+                    // SAFETY: n values at x and nseg at out on that device (the caller's
+                    // contract); the offsets uploaded above.
+                    unsafe {
+                        d.seg_locked::<T>(&mut ws, x as u64, l, out as u64, fold, stream, &Launch::default())
+                    }
+                }
+                (Memory::Host, Memory::Host) => {
+                    let xs = if n == 0 {
+                        &[][..]
+                    } else {
+                        // SAFETY: n readable values at x (the caller's contract).
+                        unsafe { std::slice::from_raw_parts(x, n) }
+                    };
+                    // SAFETY: nseg writable values at out, not aliased by x (the caller's
+                    // contract: an input and an output).
+                    let outs = unsafe { std::slice::from_raw_parts_mut(out, nseg) };
+                    device::<R>(R::current_ordinal()?)?.segmented_sum_host(xs, offs, outs, fold, stream)
+                }
+                _ => Err(GpuError::InvalidPointer("input and output in different memories")),
+            }
+        }
+        (Memory::Device(a), Memory::Device(b)) if a == b && xm.is_none_or(|m| m == Memory::Device(a)) => {
+            // SAFETY: the caller's contract; the offsets are checked on the device, and a null
+            // x is refused there unless the offsets span no values.
+            let d = device::<R>(a)?;
+            if x.is_null() {
+                // No value may be read: the span must be 0 (the check reads the last offset).
+                let _bound = d.bind()?;
+                let mut last = 0usize;
+                // SAFETY: nseg + 1 usize on that device; `last` outlives the synchronisation.
+                unsafe {
+                    R::copy_dtoh(
+                        (&mut last as *mut usize).cast(),
+                        offsets as u64 + 8 * nseg as u64,
+                        8,
+                        stream.0,
+                    )?;
+                    R::synchronize(stream.0)?;
+                }
+                if last != 0 {
+                    return Err(GpuError::InvalidPointer("null input"));
+                }
+            }
+            // SAFETY: as above.
+            unsafe { d.segmented_sum_raw::<T>(x as u64, offsets as u64, nseg, out as u64, fold, stream) }
+        }
+        _ => Err(GpuError::InvalidPointer(
+            "offsets, input and output in different memories",
+        )),
+    }
+}
+
+/// The sum of each row of a row-major matrix at `x` (row `r` is `x[r * row_stride..r *
+/// row_stride + cols]`) into `out`, wherever they live (both in device memory of one device,
+/// used in place, or both in host memory, copied through the current device). This is what
+/// `adn_cuda_sum_rows_*` and `adn_hip_sum_rows_*` call.
+///
+/// # Safety
+/// `x` must point to `(rows - 1) * row_stride + cols` readable values (none for no rows or
+/// no columns), `out` to `rows` writable ones (aligned, host or device); `stream` null or a
+/// live stream of the device that runs the call.
+///
+/// # Errors
+/// As [`Device::sum_rows`], and [`GpuError::InvalidPointer`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn sum_rows_ptr<R: Runtime, T: GpuFloat>(
+    x: *const T,
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    fold: usize,
+    out: *mut T,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
+    check_fold::<T>(fold)?;
+    let span = check_rows::<T>(rows, cols, row_stride)?;
+    if rows == 0 {
+        return Ok(());
+    }
+    if out.is_null()
+        || (out as usize) & (T::BYTES - 1) != 0
+        || (span > 0 && (x.is_null() || (x as usize) & (T::BYTES - 1) != 0))
+    {
+        return Err(GpuError::InvalidPointer("null or misaligned input or output"));
+    }
+    // SAFETY: the caller's contract.
+    let stream = unsafe { Stream::from_raw(stream) };
+    let outm = R::memory_of(out.cast())?;
+    let xm = if span == 0 { outm } else { R::memory_of(x.cast())? };
+    match (xm, outm) {
+        (Memory::Device(a), Memory::Device(b)) if a == b => {
+            // SAFETY: span values at x and rows at out on that device (the caller's contract).
+            unsafe {
+                device::<R>(a)?.sum_rows_raw::<T>(x as u64, rows, cols, row_stride, out as u64, fold, stream)
+            }
+        }
+        (Memory::Host, Memory::Host) => {
+            let xs = if span == 0 {
+                &[][..]
+            } else {
+                // SAFETY: span readable values at x (the caller's contract).
+                unsafe { std::slice::from_raw_parts(x, span) }
+            };
+            // SAFETY: rows writable values at out (the caller's contract).
+            let outs = unsafe { std::slice::from_raw_parts_mut(out, rows) };
+            device::<R>(R::current_ordinal()?)?.sum_rows_host(xs, rows, cols, row_stride, outs, fold, stream)
+        }
+        _ => Err(GpuError::InvalidPointer("input and output in different memories")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_checks_are_the_cores() {
+        let bad = GpuError::Core(reprosum_core::Error::InvalidOffsets);
+        assert_eq!(check_offsets::<f64>(&[0, 3, 3, 5]), Ok(5));
+        assert_eq!(check_offsets::<f64>(&[0]), Ok(0));
+        assert_eq!(check_offsets::<f64>(&[]), Err(bad.clone()));
+        assert_eq!(check_offsets::<f64>(&[1, 5]), Err(bad.clone()));
+        assert_eq!(check_offsets::<f64>(&[0, 3, 2, 5]), Err(bad.clone()));
+        let big = <f32 as Float>::CAPACITY as usize + 1;
+        assert_eq!(check_offsets::<f32>(&[0, big]), Err(GpuError::CapacityExceeded));
+        assert_eq!(check_offsets::<f32>(&[0, big, 1]), Err(bad));
+        assert_eq!(check_rows::<f64>(3, 4, 5), Ok(14));
+        assert_eq!(check_rows::<f64>(0, 4, 5), Ok(0));
+        assert_eq!(
+            check_rows::<f64>(3, 6, 5),
+            Err(GpuError::Core(reprosum_core::Error::InvalidStride))
+        );
+        assert_eq!(check_rows::<f64>(usize::MAX, 1, 2), Err(GpuError::LengthMismatch));
+        assert_eq!(check_rows::<f32>(1, big, big), Err(GpuError::CapacityExceeded));
+    }
+}

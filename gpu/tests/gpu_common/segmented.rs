@@ -1,0 +1,368 @@
+//! The segmented sums (segments by CSR offsets, rows of a matrix) on a device against the
+//! core's sum of each group alone, by bits; bad input refused with the output untouched.
+
+use super::starts::StartFloat;
+use super::{Device, DeviceBuffer, GpuFloat, Tally};
+use crate::backend as gpu;
+use reprosum_core::DynAccumulator;
+use reprosum_gpu::GpuError;
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// `n` values in every exponent range of the type, mixed signs, a NaN or an infinity now
+/// and then when `specials`.
+fn values<T: StartFloat>(rng: &mut Rng, n: usize, specials: bool) -> Vec<T> {
+    let span = if T::BYTES == 8 { 600 } else { 60 };
+    (0..n)
+        .map(|_| {
+            let r = rng.next();
+            if specials && r % 10007 == 3 {
+                return T::of(f64::NAN);
+            }
+            if specials && r % 10009 == 5 {
+                return T::of(f64::NEG_INFINITY);
+            }
+            let m = (r >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            T::of(m * 2f64.powi((rng.below(span) as i32) - span as i32 / 2))
+        })
+        .collect()
+}
+
+/// The core's sum of one group alone.
+fn reference<T: GpuFloat>(xs: &[T], fold: usize) -> T {
+    let mut a = DynAccumulator::<T>::new(fold).unwrap();
+    a.add_slice(xs).unwrap();
+    a.value()
+}
+
+/// Segment layouts (lengths) for `n` values: random short ones with empties, one long
+/// segment, tile-sized ones, single values, and a skewed mix.
+fn layouts(rng: &mut Rng) -> Vec<(&'static str, Vec<usize>)> {
+    let mut out = Vec::new();
+    let mut short = Vec::new();
+    for _ in 0..3000 {
+        short.push(match rng.below(10) {
+            0 | 1 => 0,
+            2 => 1,
+            _ => 1 + rng.below(64) as usize,
+        });
+    }
+    out.push(("short with empties", short));
+    out.push(("one long", vec![300_001]));
+    out.push((
+        "tile sizes",
+        vec![2047, 2048, 2049, 4095, 4096, 4097, 0, 1, 8191, 8192, 8193],
+    ));
+    out.push(("single values", vec![1; 5000]));
+    out.push(("all empty", vec![0; 17]));
+    let mut skewed = Vec::new();
+    for i in 0..400 {
+        skewed.push(if i % 97 == 0 {
+            50_000 + rng.below(20_000) as usize
+        } else {
+            rng.below(8) as usize
+        });
+    }
+    out.push(("skewed", skewed));
+    out
+}
+
+fn offsets_of(lens: &[usize]) -> Vec<usize> {
+    let mut o = vec![0usize];
+    for &l in lens {
+        o.push(o.last().unwrap() + l);
+    }
+    o
+}
+
+fn poison<T: GpuFloat>() -> T {
+    T::from_bits_u64(0xA5A5_A5A5_A5A5_A5A5)
+}
+
+/// Every segmented entry point at every fold of `folds` against the core.
+pub fn segmented_checks<T: GpuFloat + StartFloat>(dev: &Device, folds: &[usize], t: &mut Tally) {
+    let mut rng = Rng(0x5EED_0000_0000_0001 ^ T::BYTES as u64);
+    for (name, lens) in layouts(&mut rng) {
+        let off = offsets_of(&lens);
+        let n = *off.last().unwrap();
+        let xs = values::<T>(&mut rng, n, true);
+        let xd = DeviceBuffer::<T>::from_host(dev, &xs).unwrap();
+        let offd: Vec<u64> = off.iter().map(|&o| o as u64).collect();
+        let offb = DeviceBuffer::<u64>::from_host(dev, &offd).unwrap();
+        for &fold in folds {
+            let want: Vec<T> = lens
+                .iter()
+                .enumerate()
+                .map(|(i, _)| reference(&xs[off[i]..off[i + 1]], fold))
+                .collect();
+            let same = |got: &[T]| {
+                got.len() == want.len() && got.iter().zip(&want).all(|(g, w)| g.bits() == w.bits())
+            };
+            let what = |how: &str| format!("segmented sum {} {name} fold {fold} ({how})", T::NAME);
+            // Device buffers, host offsets.
+            let mut outd = DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); lens.len()]).unwrap();
+            let r = dev.segmented_sum(&xd, &off, &mut outd, fold);
+            t.check(r.is_ok() && same(&outd.to_host().unwrap()), || {
+                format!("{} {r:?}", what("buffers"))
+            });
+            // Host slices.
+            let mut outh = vec![poison::<T>(); lens.len()];
+            let r = dev.segmented_sum_host(&xs, &off, &mut outh, fold, gpu::Stream::DEFAULT);
+            t.check(r.is_ok() && same(&outh), || format!("{} {r:?}", what("host")));
+            // Pointers: device values and sums with device offsets, then with host offsets;
+            // host values and sums.
+            let mut outd = DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); lens.len()]).unwrap();
+            // SAFETY: the buffers hold n values, nseg + 1 offsets and nseg sums on device 0.
+            let r = unsafe {
+                gpu::segmented_sum_ptr::<T>(
+                    xd.device_ptr() as *const T,
+                    offb.device_ptr() as *const usize,
+                    lens.len(),
+                    fold,
+                    outd.device_ptr() as *mut T,
+                    std::ptr::null_mut(),
+                )
+            };
+            t.check(r.is_ok() && same(&outd.to_host().unwrap()), || {
+                format!("{} {r:?}", what("device pointers"))
+            });
+            outd.fill_bytes(0xA5).unwrap();
+            // SAFETY: as above, the offsets on the host.
+            let r = unsafe {
+                gpu::segmented_sum_ptr::<T>(
+                    xd.device_ptr() as *const T,
+                    off.as_ptr(),
+                    lens.len(),
+                    fold,
+                    outd.device_ptr() as *mut T,
+                    std::ptr::null_mut(),
+                )
+            };
+            t.check(r.is_ok() && same(&outd.to_host().unwrap()), || {
+                format!("{} {r:?}", what("host offsets"))
+            });
+            let mut outh = vec![poison::<T>(); lens.len()];
+            // SAFETY: host slices of n values, nseg + 1 offsets and nseg sums.
+            let r = unsafe {
+                gpu::segmented_sum_ptr::<T>(
+                    xs.as_ptr(),
+                    off.as_ptr(),
+                    lens.len(),
+                    fold,
+                    outh.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            };
+            t.check(r.is_ok() && same(&outh), || {
+                format!("{} {r:?}", what("host pointers"))
+            });
+        }
+        // The same multiset in another order within each segment: the same bits.
+        let mut ys = xs.clone();
+        for i in 0..lens.len() {
+            let s = &mut ys[off[i]..off[i + 1]];
+            for j in (1..s.len()).rev() {
+                s.swap(j, rng.below(j as u64 + 1) as usize);
+            }
+        }
+        let mut a = vec![poison::<T>(); lens.len()];
+        let mut b = vec![poison::<T>(); lens.len()];
+        let ra = dev.segmented_sum_host(&xs, &off, &mut a, 3, gpu::Stream::DEFAULT);
+        let rb = dev.segmented_sum_host(&ys, &off, &mut b, 3, gpu::Stream::DEFAULT);
+        t.check(
+            ra.is_ok() && rb.is_ok() && a.iter().zip(&b).all(|(x, y)| x.bits() == y.bits()),
+            || format!("segmented sum {} {name}: shuffled segments differ", T::NAME),
+        );
+    }
+    rows_checks::<T>(dev, folds, &mut rng, t);
+    bad_input_checks::<T>(dev, t);
+}
+
+/// Row sums: dense, padded (a gap after each row), wide, narrow, empty rows.
+fn rows_checks<T: GpuFloat + StartFloat>(dev: &Device, folds: &[usize], rng: &mut Rng, t: &mut Tally) {
+    for (rows, cols, stride) in [
+        (1000usize, 100usize, 100usize),
+        (300, 77, 128),
+        (3, 100_000, 100_003),
+        (20_000, 3, 3),
+        (5, 0, 7),
+        (1, 1, 1),
+    ] {
+        let span = (rows - 1) * stride + cols;
+        let xs = values::<T>(rng, span, true);
+        let xd = DeviceBuffer::<T>::from_host(dev, &xs).unwrap();
+        for &fold in folds {
+            let want: Vec<T> = (0..rows)
+                .map(|r| reference(&xs[r * stride..r * stride + cols], fold))
+                .collect();
+            let same = |got: &[T]| got.iter().zip(&want).all(|(g, w)| g.bits() == w.bits());
+            let mut outd = DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); rows]).unwrap();
+            let r = dev.sum_rows(&xd, rows, cols, stride, &mut outd, fold);
+            t.check(r.is_ok() && same(&outd.to_host().unwrap()), || {
+                format!(
+                    "sum_rows {} {rows}x{cols}/{stride} fold {fold} (buffers): {r:?}",
+                    T::NAME
+                )
+            });
+            let mut outh = vec![poison::<T>(); rows];
+            // SAFETY: a host matrix of span values and rows sums.
+            let r = unsafe {
+                gpu::sum_rows_ptr::<T>(
+                    xs.as_ptr(),
+                    rows,
+                    cols,
+                    stride,
+                    fold,
+                    outh.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            };
+            t.check(r.is_ok() && same(&outh), || {
+                format!(
+                    "sum_rows {} {rows}x{cols}/{stride} fold {fold} (host pointers): {r:?}",
+                    T::NAME
+                )
+            });
+        }
+        // Batch invariance: one row alone gives the bits it has among the others.
+        let r0 = rows / 2;
+        let mut one = vec![poison::<T>(); 1];
+        let mut all = vec![poison::<T>(); rows];
+        let ra = dev.sum_rows_host(
+            &xs[r0 * stride..r0 * stride + cols],
+            1,
+            cols,
+            cols.max(1),
+            &mut one,
+            3,
+            gpu::Stream::DEFAULT,
+        );
+        let rb = dev.sum_rows_host(&xs, rows, cols, stride, &mut all, 3, gpu::Stream::DEFAULT);
+        t.check(
+            ra.is_ok() && rb.is_ok() && one[0].bits() == all[r0].bits(),
+            || format!("sum_rows {} {rows}x{cols}: row {r0} alone differs", T::NAME),
+        );
+    }
+}
+
+/// Bad offsets and shapes: the core's errors, every output untouched (device offsets are
+/// checked on the device before anything is written).
+fn bad_input_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
+    let xs = vec![T::of(1.0); 10];
+    let xd = DeviceBuffer::<T>::from_host(dev, &xs).unwrap();
+    let bad = GpuError::Core(reprosum_core::Error::InvalidOffsets);
+    for (off, want) in [
+        (vec![0usize, 3, 2, 10], bad.clone()),
+        (vec![1, 10], bad.clone()),
+        (vec![0, 4, 9], bad.clone()),
+        (vec![0, 4, 11], bad.clone()),
+    ] {
+        let nseg = off.len() - 1;
+        let offd: Vec<u64> = off.iter().map(|&o| o as u64).collect();
+        let offb = DeviceBuffer::<u64>::from_host(dev, &offd).unwrap();
+        let outd = DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); nseg]).unwrap();
+        let mut outh = vec![poison::<T>(); nseg];
+        let untouched = |v: &[T]| v.iter().all(|x| x.bits() == poison::<T>().bits());
+        // SAFETY: every buffer holds what the offsets would need, or less (refused first).
+        let (r1, r2) = unsafe {
+            (
+                gpu::segmented_sum_ptr::<T>(
+                    xd.device_ptr() as *const T,
+                    offb.device_ptr() as *const usize,
+                    nseg,
+                    3,
+                    outd.device_ptr() as *mut T,
+                    std::ptr::null_mut(),
+                ),
+                gpu::segmented_sum_ptr::<T>(
+                    xs.as_ptr(),
+                    off.as_ptr(),
+                    nseg,
+                    3,
+                    outh.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                ),
+            )
+        };
+        // The device offsets' last entry is the length there: [0, 4, 9] is good on the device
+        // (it reads 9 values), so only the host form must refuse it by the slice's length.
+        let device_ok = off == [0, 4, 9] || off == [0, 4, 11];
+        if !device_ok {
+            t.check(
+                r1.as_ref().err() == Some(&want) && untouched(&outd.to_host().unwrap()),
+                || format!("segmented sum {} bad device offsets {off:?}: {r1:?}", T::NAME),
+            );
+        }
+        if off != [0, 4, 9] && off != [0, 4, 11] {
+            t.check(r2.as_ref().err() == Some(&want) && untouched(&outh), || {
+                format!("segmented sum {} bad host offsets {off:?}: {r2:?}", T::NAME)
+            });
+        }
+        let mut o2 = DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); nseg]).unwrap();
+        let r3 = dev.segmented_sum(&xd, &off, &mut o2, 3);
+        t.check(
+            r3.as_ref().err() == Some(&want) && untouched(&o2.to_host().unwrap()),
+            || format!("segmented sum {} bad offsets {off:?} (buffers): {r3:?}", T::NAME),
+        );
+    }
+    let mut o = DeviceBuffer::<T>::from_host(dev, &[poison::<T>(); 3]).unwrap();
+    t.check(
+        dev.segmented_sum(&xd, &[0, 10], &mut o, 3) == Err(GpuError::LengthMismatch),
+        || "offsets and out lengths".into(),
+    );
+    let r = dev.sum_rows(&xd, 3, 4, 3, &mut o, 3);
+    t.check(
+        r == Err(GpuError::Core(reprosum_core::Error::InvalidStride)),
+        || format!("cols > row_stride: {r:?}"),
+    );
+    let r = dev.sum_rows(&xd, 3, 4, 4, &mut o, 3);
+    t.check(r == Err(GpuError::LengthMismatch), || {
+        format!("matrix past the buffer: {r:?}")
+    });
+    let r = dev.sum_rows(&xd, 3, 2, 3, &mut o, 99);
+    t.check(r == Err(GpuError::UnsupportedFold(99)), || {
+        format!("fold 99: {r:?}")
+    });
+    t.check(
+        o.to_host()
+            .unwrap()
+            .iter()
+            .all(|x| x.bits() == poison::<T>().bits()),
+        || "row sums' output touched by errors".into(),
+    );
+    // A segment past an f32 accumulator's capacity, found on the device from device offsets
+    // (the values are never read: the check comes first).
+    if T::BYTES == 4 {
+        let big = <T as reprosum_core::Float>::CAPACITY + 1;
+        let offb = DeviceBuffer::<u64>::from_host(dev, &[0, big]).unwrap();
+        let outd = DeviceBuffer::<T>::from_host(dev, &[poison::<T>()]).unwrap();
+        // SAFETY: the values are not read: the capacity check on the device refuses first.
+        let r = unsafe {
+            gpu::segmented_sum_ptr::<T>(
+                xd.device_ptr() as *const T,
+                offb.device_ptr() as *const usize,
+                1,
+                3,
+                outd.device_ptr() as *mut T,
+                std::ptr::null_mut(),
+            )
+        };
+        t.check(
+            r == Err(GpuError::CapacityExceeded) && outd.to_host().unwrap()[0].bits() == poison::<T>().bits(),
+            || format!("f32 capacity on the device: {r:?}"),
+        );
+    }
+}
