@@ -81,7 +81,8 @@ for any order of the values, any thread count, any block size and any device.
 
 Index files (--segments, --keys): a 1-D .npy array of int32, int64, uint32 or uint64, or
 text integers under the same rules as text values. With either option the values are read
-into memory and the work runs on the CPU (--device cpu): one line per segment or key.
+into memory, one line per segment or key; sum --segments runs on any --device, --keys and
+cumsum --segments on the CPU only (--device cpu).
 
 Exit status: 0 success; 1 data error (unreadable or malformed input, no usable device, a
 failed write); 2 usage error (bad arguments, --dtype missing, --fold out of range). Every
@@ -316,13 +317,14 @@ fn sum_line<T: Elem>(o: Opened, a: &SumArgs) -> Result<(), CliError> {
     print_stdout(&line)
 }
 
-/// `--segments` and `--keys` run on the CPU only, and refuse another device up front.
+/// `sum --keys` and `cumsum --segments` run on the CPU only, and refuse another device up
+/// front (`sum --segments` runs on every device).
 fn cpu_only(device: Device, option: &str) -> Result<(), CliError> {
     if device == Device::Cpu {
         return Ok(());
     }
     Err(CliError::usage(format!(
-        "{option} runs on the CPU only (--device cpu); the GPU's segmented and keyed sums are not built yet"
+        "{option} runs on the CPU only (--device cpu); the GPU's keyed sums and segmented cumulative sums are not built yet"
     )))
 }
 
@@ -437,7 +439,9 @@ fn print_sums<T: Elem>(sums: &[T], bits: bool) -> Result<(), CliError> {
 /// `sum --segments` and `sum --keys`: one line per group.
 fn group_sums<T: Elem>(o: Opened, a: &SumArgs) -> Result<(), CliError> {
     let option = if a.keys.is_some() { "--keys" } else { "--segments" };
-    cpu_only(a.input.device, option)?;
+    if a.keys.is_some() {
+        cpu_only(a.input.device, option)?;
+    }
     if let Some(path) = a.keys.as_ref().or(a.segments.segments.as_ref()) {
         one_stdin(&a.input.file, path, option)?;
     }
@@ -455,7 +459,11 @@ fn group_sums<T: Elem>(o: Opened, a: &SumArgs) -> Result<(), CliError> {
         out.try_reserve_exact(offsets.len() - 1)
             .map_err(|_| oom("sums"))?;
         out.resize(offsets.len() - 1, T::ZERO);
-        reprosum::segmented_sum_with(&xs, &offsets, &mut out, &opts)?;
+        if a.input.device == Device::Cpu {
+            reprosum::segmented_sum_with(&xs, &offsets, &mut out, &opts)?;
+        } else {
+            reprosum::segmented_sum_on(a.input.device, &xs, &offsets, &mut out, a.input.fold)?;
+        }
     }
     print_sums(&out, a.bits)
 }

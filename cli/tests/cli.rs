@@ -1755,8 +1755,8 @@ fn bad_segments_and_keys_are_one_line_and_leave_no_output() {
                 p(&v),
                 "--dtype",
                 "f64",
-                "--segments",
-                p(&good),
+                "--keys",
+                p(&k),
                 "--device",
                 "cuda",
             ],
@@ -1776,6 +1776,26 @@ fn bad_segments_and_keys_are_one_line_and_leave_no_output() {
         ok(&["sum", p(&v), "--dtype", "f64", "--segments", p(&good), "--bits"]),
         format!("{}\n{}\n", hex64(3.0), hex64(12.0))
     );
+    // Segmented sums run on a GPU too: the same bits there, or a one-line device error.
+    for dev in ["cuda", "hip"] {
+        let o = run(&[
+            "sum",
+            p(&v),
+            "--dtype",
+            "f64",
+            "--segments",
+            p(&good),
+            "--bits",
+            "--device",
+            dev,
+        ]);
+        if o.status.success() {
+            assert_eq!(stdout(&o), format!("{}\n{}\n", hex64(3.0), hex64(12.0)), "{dev}");
+        } else {
+            fails_with(&o, dev);
+            assert_eq!(o.status.code(), Some(1), "{dev}");
+        }
+    }
     assert_eq!(
         ok(&["sum", p(&v), "--dtype", "f64", "--keys", p(&k)]),
         "15.0 0x402E000000000000\n"

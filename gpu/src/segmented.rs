@@ -216,16 +216,25 @@ impl<R: Runtime> Device<R> {
         unsafe { R::synchronize(stream.0) }
     }
 
-    /// Host offsets uploaded to the workspace: their device address.
+    /// Host offsets uploaded to the workspace: their device address. The copy is complete
+    /// when this returns.
     fn upload_offsets(ws: &mut Workspace, offsets: &[usize], stream: Stream) -> Result<u64, GpuError> {
-        let v = offsets_u64(offsets)?;
-        ws.seg_off.ensure::<R>(v.len() * 8)?;
-        // SAFETY: the buffer holds v's bytes; the call synchronises before `v` is dropped
-        // (every caller synchronises the stream before returning, and this copy is ordered
-        // before the kernels on it).
-        unsafe { R::copy_htod(ws.seg_off.ptr, v.as_ptr().cast(), v.len() * 8, stream.0) }?;
-        // SAFETY: as above: `v` must outlive the copy, so wait for it here.
-        unsafe { R::synchronize(stream.0) }?;
+        let bytes = offsets.len() * 8;
+        ws.seg_off.ensure::<R>(bytes)?;
+        // The kernels take 64-bit offsets: `usize` as it is on 64-bit targets, else widened.
+        let wide;
+        let src: *const u8 = if cfg!(target_pointer_width = "64") {
+            offsets.as_ptr().cast()
+        } else {
+            wide = offsets_u64(offsets)?;
+            wide.as_ptr().cast()
+        };
+        // SAFETY: the buffer holds `bytes`; `src` points to `bytes` readable bytes that live
+        // until the synchronisation below (the copy is then complete).
+        unsafe {
+            R::copy_htod(ws.seg_off.ptr, src, bytes, stream.0)?;
+            R::synchronize(stream.0)?;
+        }
         Ok(ws.seg_off.ptr)
     }
 
