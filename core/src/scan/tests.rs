@@ -92,14 +92,7 @@ fn same<T: Float>(pf: Platform, k: usize, pre: &[T], xs: &[T], what: &str) {
     let (mut p2, mut c2, mut m2) = (p, c, m);
     let mut a = [T::ZERO; N];
     let mut b = [T::ZERO; N];
-    running(
-        Platform::current(),
-        &mut p[..k],
-        &mut c[..k],
-        &mut m,
-        xs,
-        &mut a[..xs.len()],
-    );
+    running(pf, &mut p[..k], &mut c[..k], &mut m, xs, &mut a[..xs.len()]);
     one_by_one(&mut p2[..k], &mut c2[..k], &mut m2, xs, &mut b[..xs.len()]);
     for i in 0..xs.len() {
         assert_eq!(
