@@ -12,11 +12,12 @@ use super::chunks::{chunk, raise_threshold};
 use super::*;
 use core::arch::x86_64::*;
 
-/// AVX-512F is usable: made only by the AVX-512 entry (unsafe to make).
+/// AVX-512F is usable: made only by [`avx512`], an unsafe function whose caller checked
+/// the CPU (nothing else in this module makes one).
 #[derive(Clone, Copy)]
 struct Avx512(());
 
-/// AVX2 is usable: made only by the AVX2 entry (unsafe to make).
+/// AVX2 is usable: made only by [`avx2`], as [`Avx512`] is by [`avx512`].
 #[derive(Clone, Copy)]
 struct Avx2(());
 
