@@ -185,7 +185,9 @@ impl Backend for OnPlatform {
     }
 }
 
-/// The state bytes of `x` added on `pf` in two slices against the independent model.
+/// The state bytes of `x` added on `pf` in two slices against the independent model, by
+/// the block deposit (`add_slice_on`) and by the cumulative sum's kernels
+/// (`add_running_on`, whose last running value must be the model's value too).
 fn same_state_on<T: reprosum::Float + ModelFloat>(pf: Platform, x: &[T], split: usize, k: usize) {
     let want = model_of(x, k);
     let mut got = reprosum::DynAccumulator::<T>::new(k).unwrap();
@@ -197,6 +199,25 @@ fn same_state_on<T: reprosum::Float + ModelFloat>(pf: Platform, x: &[T], split: 
         "path {} fold {k}, {} values split at {split}",
         pf.path().name(),
         x.len()
+    );
+    let mut run = reprosum::DynAccumulator::<T>::new(k).unwrap();
+    let mut out = vec![T::ZERO; x.len()];
+    let (o1, o2) = out.split_at_mut(split);
+    run.add_running_on(pf, &x[..split], o1).unwrap();
+    run.add_running_on(pf, &x[split..], o2).unwrap();
+    assert_eq!(
+        run.to_bytes().as_bytes(),
+        want.to_bytes().as_slice(),
+        "running: path {} fold {k}, {} values split at {split}",
+        pf.path().name(),
+        x.len()
+    );
+    let last = out.last().map(|v| reprosum::Float::bits(*v));
+    assert_eq!(
+        last,
+        x.last().map(|_| reprosum::Float::bits(want.value())),
+        "running: last value, path {} fold {k}",
+        pf.path().name()
     );
 }
 

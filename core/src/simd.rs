@@ -3,7 +3,9 @@
 //!
 //! One kernel (`lanes`) is written over fixed-size arrays so that it vectorises; it is
 //! compiled once per instruction set (`#[target_feature]` functions for AVX2 and AVX-512
-//! on x86-64, NEON on aarch64) and once for the target's baseline (the portable path).
+//! on x86-64) and once for the target's baseline (the portable path). On aarch64 the NEON
+//! path runs the same steps written with NEON intrinsics (`arm::vlanes`, f64 and f32
+//! lanes over one small vector trait), with the same copies and the same merge.
 //! Every path computes exactly the same state: each slot's piece of a value does not
 //! depend on what the slot already holds, every add into a primary is exact within one
 //! endurance, and the copies are merged by exact differences.
@@ -34,9 +36,9 @@ pub enum Path {
     Avx2,
     /// x86-64 AVX-512F (512-bit vectors).
     Avx512,
-    /// aarch64: the portable kernel compiled with NEON enabled (128-bit vectors, as the
-    /// compiler vectorises it). NEON is in aarch64's baseline, so this is the portable
-    /// path's code there; no hand-written NEON kernel yet.
+    /// aarch64 NEON (128-bit vectors): the deposit written with `core::arch::aarch64`
+    /// intrinsics. The cumulative sum has no NEON kernel of its own: on this path it runs
+    /// the portable chunked passes, compiled with NEON enabled.
     Neon,
     /// The scalar deposit with a few independent copies (no vector lanes): the path
     /// before any of the above existed, kept as a second opinion for the tests.
@@ -408,6 +410,7 @@ mod x86 {
 #[cfg(target_arch = "aarch64")]
 mod arm {
     use super::*;
+    use core::arch::aarch64::*;
 
     /// # Safety
     /// The CPU must support NEON.
@@ -418,7 +421,14 @@ mod arm {
         top: bool,
         block: &[T],
     ) -> bool {
-        lanes::<T, CAP, 16, SPEC>(p, c, top, block)
+        // The caller checked the CPU: the token may be made. 16 copies, as the portable
+        // path: eight 128-bit registers per slot for f64, four for f32.
+        let isa = Neon(());
+        if T::BYTES == 8 {
+            vlanes::<T, CAP, 8, SPEC, _>(F64x2(isa), p, c, top, block)
+        } else {
+            vlanes::<T, CAP, 4, SPEC, _>(F32x4(isa), p, c, top, block)
+        }
     }
 
     /// # Safety
@@ -426,6 +436,303 @@ mod arm {
     #[target_feature(enable = "neon")]
     pub(super) unsafe fn max_neon<T: Float>(block: &[T]) -> u64 {
         T::max_abs_bits(block)
+    }
+
+    /// NEON is usable: made only by [`neon`], whose caller checked the CPU.
+    #[derive(Clone, Copy)]
+    struct Neon(());
+
+    /// Two f64 lanes.
+    #[derive(Clone, Copy)]
+    struct F64x2(Neon);
+
+    /// Four f32 lanes.
+    #[derive(Clone, Copy)]
+    struct F32x4(Neon);
+
+    /// A NEON vector of `N` deposit values and the operations of the deposit on it.
+    trait Vector: Copy {
+        /// The vector of values.
+        type V: Copy;
+        /// The vector of magnitudes' bits (the running maximum).
+        type U: Copy;
+        /// Lanes per vector.
+        const N: usize;
+        /// Bytes of an element (which `Float` the loads and stores take).
+        const BYTES: usize;
+        /// Every lane the value with these bits.
+        fn splat_bits(self, bits: u64) -> Self::V;
+        fn add(self, a: Self::V, b: Self::V) -> Self::V;
+        fn sub(self, a: Self::V, b: Self::V) -> Self::V;
+        fn mul(self, a: Self::V, b: Self::V) -> Self::V;
+        /// The lowest significand bit set in every lane.
+        fn or_low_bit(self, a: Self::V) -> Self::V;
+        /// `N` elements of `xs` from `at` (zeros if they are not all there, or if `T`
+        /// is not this element type).
+        fn load<T: Float>(self, xs: &[T], at: usize) -> Self::V;
+        /// Writes the lanes to `N` elements of `out` from `at` (nothing if they are not
+        /// all there, or if `T` is not this element type).
+        fn store<T: Float>(self, out: &mut [T], at: usize, v: Self::V);
+        /// Zero magnitude bits.
+        fn keys_zero(self) -> Self::U;
+        /// The lane-wise maximum of `keys` and the bits of the magnitudes of `x`.
+        fn keys_max(self, keys: Self::U, x: Self::V) -> Self::U;
+        /// The largest lane.
+        fn keys_reduce(self, keys: Self::U) -> u64;
+    }
+
+    // Every method below runs NEON intrinsics: the token exists only where the CPU has
+    // NEON (made by `neon`).
+
+    impl Vector for F64x2 {
+        type V = float64x2_t;
+        type U = uint64x2_t;
+        const N: usize = 2;
+        const BYTES: usize = 8;
+        #[inline(always)]
+        fn splat_bits(self, bits: u64) -> float64x2_t {
+            // SAFETY: NEON (the token).
+            unsafe { vdupq_n_f64(f64::from_bits(bits)) }
+        }
+        #[inline(always)]
+        fn add(self, a: float64x2_t, b: float64x2_t) -> float64x2_t {
+            // SAFETY: NEON (the token).
+            unsafe { vaddq_f64(a, b) }
+        }
+        #[inline(always)]
+        fn sub(self, a: float64x2_t, b: float64x2_t) -> float64x2_t {
+            // SAFETY: NEON (the token).
+            unsafe { vsubq_f64(a, b) }
+        }
+        #[inline(always)]
+        fn mul(self, a: float64x2_t, b: float64x2_t) -> float64x2_t {
+            // SAFETY: NEON (the token).
+            unsafe { vmulq_f64(a, b) }
+        }
+        #[inline(always)]
+        fn or_low_bit(self, a: float64x2_t) -> float64x2_t {
+            // SAFETY: NEON (the token).
+            unsafe { vreinterpretq_f64_u64(vorrq_u64(vreinterpretq_u64_f64(a), vdupq_n_u64(1))) }
+        }
+        #[inline(always)]
+        fn load<T: Float>(self, xs: &[T], at: usize) -> float64x2_t {
+            match xs.get(at..at + 2) {
+                // SAFETY: NEON (the token); the two elements are in `xs`, and T is f64 (the
+                // only `Float` of 8 bytes).
+                Some(x) if T::BYTES == 8 => unsafe { vld1q_f64(x.as_ptr().cast::<f64>()) },
+                _ => self.splat_bits(0),
+            }
+        }
+        #[inline(always)]
+        fn store<T: Float>(self, out: &mut [T], at: usize, v: float64x2_t) {
+            if let Some(o) = out.get_mut(at..at + 2) {
+                if T::BYTES == 8 {
+                    // SAFETY: as for `load`, in `out`.
+                    unsafe { vst1q_f64(o.as_mut_ptr().cast::<f64>(), v) }
+                }
+            }
+        }
+        #[inline(always)]
+        fn keys_zero(self) -> uint64x2_t {
+            // SAFETY: NEON (the token).
+            unsafe { vdupq_n_u64(0) }
+        }
+        #[inline(always)]
+        fn keys_max(self, keys: uint64x2_t, x: float64x2_t) -> uint64x2_t {
+            // No 64-bit integer maximum in NEON: compare and select.
+            // SAFETY: NEON (the token).
+            unsafe {
+                let mag = vandq_u64(vreinterpretq_u64_f64(x), vdupq_n_u64(!(1u64 << 63)));
+                vbslq_u64(vcgtq_u64(mag, keys), mag, keys)
+            }
+        }
+        #[inline(always)]
+        fn keys_reduce(self, keys: uint64x2_t) -> u64 {
+            // SAFETY: NEON (the token).
+            unsafe { vgetq_lane_u64::<0>(keys).max(vgetq_lane_u64::<1>(keys)) }
+        }
+    }
+
+    impl Vector for F32x4 {
+        type V = float32x4_t;
+        type U = uint32x4_t;
+        const N: usize = 4;
+        const BYTES: usize = 4;
+        #[inline(always)]
+        fn splat_bits(self, bits: u64) -> float32x4_t {
+            // SAFETY: NEON (the token).
+            unsafe { vdupq_n_f32(f32::from_bits(bits as u32)) }
+        }
+        #[inline(always)]
+        fn add(self, a: float32x4_t, b: float32x4_t) -> float32x4_t {
+            // SAFETY: NEON (the token).
+            unsafe { vaddq_f32(a, b) }
+        }
+        #[inline(always)]
+        fn sub(self, a: float32x4_t, b: float32x4_t) -> float32x4_t {
+            // SAFETY: NEON (the token).
+            unsafe { vsubq_f32(a, b) }
+        }
+        #[inline(always)]
+        fn mul(self, a: float32x4_t, b: float32x4_t) -> float32x4_t {
+            // SAFETY: NEON (the token).
+            unsafe { vmulq_f32(a, b) }
+        }
+        #[inline(always)]
+        fn or_low_bit(self, a: float32x4_t) -> float32x4_t {
+            // SAFETY: NEON (the token).
+            unsafe { vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(a), vdupq_n_u32(1))) }
+        }
+        #[inline(always)]
+        fn load<T: Float>(self, xs: &[T], at: usize) -> float32x4_t {
+            match xs.get(at..at + 4) {
+                // SAFETY: NEON (the token); the four elements are in `xs`, and T is f32
+                // (the only `Float` of 4 bytes).
+                Some(x) if T::BYTES == 4 => unsafe { vld1q_f32(x.as_ptr().cast::<f32>()) },
+                _ => self.splat_bits(0),
+            }
+        }
+        #[inline(always)]
+        fn store<T: Float>(self, out: &mut [T], at: usize, v: float32x4_t) {
+            if let Some(o) = out.get_mut(at..at + 4) {
+                if T::BYTES == 4 {
+                    // SAFETY: as for `load`, in `out`.
+                    unsafe { vst1q_f32(o.as_mut_ptr().cast::<f32>(), v) }
+                }
+            }
+        }
+        #[inline(always)]
+        fn keys_zero(self) -> uint32x4_t {
+            // SAFETY: NEON (the token).
+            unsafe { vdupq_n_u32(0) }
+        }
+        #[inline(always)]
+        fn keys_max(self, keys: uint32x4_t, x: float32x4_t) -> uint32x4_t {
+            // SAFETY: NEON (the token).
+            unsafe {
+                vmaxq_u32(
+                    keys,
+                    vandq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(!(1u32 << 31))),
+                )
+            }
+        }
+        #[inline(always)]
+        fn keys_reduce(self, keys: uint32x4_t) -> u64 {
+            // SAFETY: NEON (the token).
+            unsafe { u64::from(vmaxvq_u32(keys)) }
+        }
+    }
+
+    /// Copies per deposit: `R` vectors per slot of `v.N` lanes each.
+    const COPIES: usize = 16;
+
+    /// [`step`] on vectors: the same operations, lane by lane, on `R` vectors of values.
+    #[inline(always)]
+    fn vstep<T: Float, V: Vector, const R: usize>(v: V, acc: &mut [[V::V; R]], mut x: [V::V; R], top: bool) {
+        let Some((last, body)) = acc.split_last_mut() else {
+            return;
+        };
+        let mut rows = body.iter_mut();
+        if top {
+            // Slot 0 of a top window holds compressed values (see `binned::deposit`).
+            let cm = v.splat_bits(T::pow2(T::COMPRESSION_EXP).bits());
+            let e = v.splat_bits(T::pow2(-T::COMPRESSION_EXP - 1).bits());
+            if let Some(row) = rows.next() {
+                for i in 0..R {
+                    let m = row[i];
+                    let q = v.add(m, v.or_low_bit(v.mul(x[i], cm)));
+                    row[i] = q;
+                    let d = v.mul(v.sub(m, q), e);
+                    x[i] = v.add(x[i], d);
+                    x[i] = v.add(x[i], d);
+                }
+            }
+        }
+        for row in rows {
+            for i in 0..R {
+                let m = row[i];
+                let q = v.add(m, v.or_low_bit(x[i]));
+                row[i] = q;
+                x[i] = v.add(x[i], v.sub(m, q));
+            }
+        }
+        for i in 0..R {
+            last[i] = v.add(last[i], v.or_low_bit(x[i]));
+        }
+    }
+
+    /// [`lanes`] with the copies in NEON registers (`R` vectors of `v.N` lanes per slot,
+    /// 16 copies): the same deposit into each copy, the same check with `SPEC`, and the
+    /// same exact merge ([`merge_copies`]), so the same state. Returns `false`, changing
+    /// nothing, for a state of another fold or a `T` that is not `V`'s element type.
+    #[inline(always)]
+    fn vlanes<T: Float, const CAP: usize, const R: usize, const SPEC: bool, V: Vector>(
+        v: V,
+        p: &mut [T],
+        c: &mut [T],
+        top: bool,
+        block: &[T],
+    ) -> bool {
+        let k = if CAP < FOLD_CAP { CAP } else { p.len() };
+        let (Some(p), Some(c)) = (p.get_mut(..k), c.get_mut(..k)) else {
+            return false;
+        };
+        if k < 2 || k > CAP || p.len() != k || T::BYTES != V::BYTES || R * V::N != COPIES {
+            return false;
+        }
+        let mut start = [T::ZERO; CAP];
+        start[..k].copy_from_slice(p);
+        let start = &start[..k];
+        let zero = v.splat_bits(0);
+        let mut acc_store = [[zero; R]; CAP];
+        let acc = &mut acc_store[..k];
+        for (a, &s) in acc.iter_mut().zip(start.iter()) {
+            *a = [v.splat_bits(s.bits()); R];
+        }
+        let mut keys = [v.keys_zero(); R];
+        let mut groups = block.chunks_exact(COPIES);
+        for g in &mut groups {
+            let mut x = [zero; R];
+            for (i, xi) in x.iter_mut().enumerate() {
+                *xi = v.load(g, i * V::N);
+                if SPEC {
+                    keys[i] = v.keys_max(keys[i], *xi);
+                }
+            }
+            prefetch_ahead(g);
+            vstep::<T, V, R>(v, acc, x, top);
+        }
+        // The tail: padded with zeros, which deposit nothing (see `lanes`).
+        let rest = groups.remainder();
+        if !rest.is_empty() {
+            let mut pad = [T::ZERO; COPIES];
+            pad[..rest.len()].copy_from_slice(rest);
+            let mut x = [zero; R];
+            for (i, xi) in x.iter_mut().enumerate() {
+                *xi = v.load(&pad, i * V::N);
+                if SPEC {
+                    keys[i] = v.keys_max(keys[i], *xi);
+                }
+            }
+            vstep::<T, V, R>(v, acc, x, top);
+        }
+        if SPEC {
+            // As in `lanes`: every value finite, and the largest's bin not above the
+            // window's top bin.
+            let max = keys.iter().fold(0, |m, &k| m.max(v.keys_reduce(k)));
+            if max >= T::INF_BITS || T::from_bits_u64(max).index() < T::window_index(start[0]) {
+                return false;
+            }
+        }
+        // The copies as arrays of values, for the merge.
+        let mut copies = [[T::ZERO; COPIES]; CAP];
+        for (cp, a) in copies.iter_mut().zip(acc.iter()) {
+            for (i, &ai) in a.iter().enumerate() {
+                v.store(cp, i * V::N, ai);
+            }
+        }
+        merge_copies(p, c, &copies[..k], start);
+        true
     }
 }
 

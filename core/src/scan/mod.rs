@@ -18,7 +18,8 @@
 //! new run starts after it.
 //!
 //! The AVX-512 and AVX2 paths do the three passes in registers, one vector of elements
-//! at a time (`x86::fast_f64`, `x86::fast_f32` and their AVX2 twins), and mostly skip the
+//! at a time: one kernel (`x86::fast`), written over a small trait of lane operations and
+//! instantiated for f64 and f32 lanes on each instruction set. It mostly skips the
 //! split of pass 3: a slot's pieces are tiny beside its carry unit Q (at most Q / 2048 for
 //! f64, Q / 512 for f32: the endurance), so its running remainder, in `[0, Q)` after a
 //! renormalisation, seldom leaves `[0, Q)`. While no remainder of a vector leaves it, no
@@ -29,8 +30,9 @@
 //! remainder leaves `[0, Q)` is split lane by lane as in pass 3, and the carries move.
 //! For f32 the pieces and their prefix sums are exact in f32 too (integers of the slot's
 //! grid below 2^24 of it, as in the primaries themselves): twice the lanes; only the
-//! conversion is done in f64. The other paths (portable, NEON) run the three passes over
-//! chunks.
+//! conversion is done in f64. The other paths (portable, and NEON, which has no scan
+//! kernel of its own: the chunked passes compiled with NEON enabled) run the three passes
+//! over chunks.
 //!
 //! Folds 2 to 8 (2 to 4 on 32-bit targets, whose stacks are small) take these kernels; the
 //! other folds go one element at a time ([`one_by_one`]).
