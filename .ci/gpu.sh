@@ -46,8 +46,8 @@ from="$(mktemp -d)/from.txt"
 cargo run -q -p reprosum-gpu --example emu_from_cases --locked -- 1 >"$from"
 "$emu" "$from" 33 128
 # The cases see the start on every path: the fixed-window scan, the general scan, tile 0 (the
-# side stream's launch). Given a null start instead, each must fail.
-for path in fixed general tile0; do
+# side stream's launch), the single-pass kernel. Given a null start instead, each must fail.
+for path in fixed general tile0 lookback; do
   "$emu" --warp 32 --ignore-start "$path" --expect-fail "$from" 33 128 | tail -n 2
 done
 

@@ -38,6 +38,15 @@
 //   kernels take a start state (`start`, null for none): every tile's prefix is then the
 //   start merged with the tiles before it, tile 0's the start itself, so element i gets the
 //   value of the start with x[0..=i] added (a cumulative sum continued from an accumulator).
+//   rs_cumsum_lookback  the cumsum of more than one tile in one pass (the kernels built
+//                 for one fold; the hosts' default where the runtime runs it): each block
+//                 takes the next tile, computes its state (the fixed-window reduce, or the
+//                 general one), publishes it, finds its prefix by decoupled look-back over
+//                 the tiles before it, publishes its inclusive prefix and scans the tile on
+//                 the fixed-window path from the copy it holds in shared memory; a tile that
+//                 does not qualify gets its prefix stored and is listed for rs_tile_scan.
+//                 The passes above remain for one tile, for the run-time folds, for a block
+//                 whose shared memory does not fit, and for a runtime without it.
 //   rs_probe      arithmetic probe (subnormals, ties to even, signed zero).
 // Workspace layout of one state: K primaries, K carries, then one slot whose bits are
 // the special-value flags (bit 0 NaN, bit 1 +Inf, bit 2 -Inf).
@@ -1953,6 +1962,231 @@ RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, 
     if (G.begin(g) == G.end(g)) out[g] = (T)0;
 }
 
+// ---- The single-pass cumsum: decoupled look-back over the tiles' states ----------------
+//
+// One launch of ntiles blocks. Each block takes the next tile number from a counter (so
+// every tile before it belongs to a block that is running or done: the look-back always
+// progresses), loads its tile once, computes the tile's state (its aggregate), publishes it,
+// then looks back over the tiles before it, merging their aggregates until it finds a tile
+// that has published its inclusive prefix (tile 0 always does, with the start merged in),
+// publishes its own inclusive prefix and scans its tile from the exclusive one. Every state
+// published is renormalised, and the exact merge of renormalised states does not depend on
+// their order or grouping, so a tile's prefix has the same bits whichever tiles the
+// look-back found done: the outputs are those of the one-at-a-time definition for any grid,
+// block and timing. A tile on the fixed-window path (its largest magnitude gives a window
+// with a cached conversion, and its prefix's window is one that no value of the tile raises)
+// is read from global memory once and written once. Any other tile (tile 0 without a start,
+// a tile with NaN or Inf or values at the top bins, one whose values raise its prefix's
+// window) writes nothing: its block stores its exclusive prefix (start included) at
+// prefixes[t] in rs_tile_prefix's layout (the group's level-1 state empty) and appends t to
+// `list`, and the general kernel (rs_tile_scan_body, a null start) scans the listed tiles
+// after this launch. Only the fixed-window scan is in this kernel, so that it keeps few
+// registers (occupancy).
+//
+// Publication: per tile two states (aggregate, inclusive) in `states` and a status word,
+// (epoch << 2) | 1 for the aggregate, (epoch << 2) | 2 for the inclusive prefix; words of
+// another epoch (an earlier call) read as nothing published. The host gives every call a
+// new epoch (1 .. 2^30 - 1), and zeroes the words when it allocates them or runs out of
+// epochs, so a call needs no memset. The state words are stored, then a fence, then the
+// status word; a reader reads the status word, then a fence, then the state words
+// (volatile). Control words: ctl[0] the tile counter (the block that takes the last tile
+// resets it: every block has taken its tile by then), ctl[1 + epoch % 2] this call's list
+// count, which the general kernel reads after this launch; the block of tile 0 zeroes the
+// other, the previous call's (read by a kernel that has finished), so the next call finds it
+// zero.
+
+// Status values of a tile's word (the low two bits).
+#define RS_LB_AGGREGATE 1u
+#define RS_LB_INCLUSIVE 2u
+
+// Whether tile t (> 0) publishes its inclusive prefix (the emulator withholds some, so that
+// the look-back's aggregate path runs although its blocks run one after another).
+#ifndef RS_LB_PUBLISH_INCLUSIVE
+#define RS_LB_PUBLISH_INCLUSIVE(t) true
+#endif
+
+// The look-back kernel's shared memory in bytes: rs_fixed_smem's layout, with room at
+// `vals` for the tile or for a block reduce's states (B (2K + 1) values).
+template <typename T, int K, int E>
+RS_DEV rs_u64 rs_lb_smem_bytes(unsigned B) {
+  const rs_u64 st = 2 * K + 1;
+  const rs_u64 m = 16 + (rs_u64)K * (rs_part_row(B) + RS_RAKE) * sizeof(double);
+  const rs_u64 v = (m + (rs_u64)(B + RS_RAKE) * sizeof(typename RsF<T>::U) + st * sizeof(T) + 15) & ~(rs_u64)15;
+  return v + (rs_u64)B * ((rs_u64)E > st ? (rs_u64)E : st) * sizeof(T);
+}
+
+// Publishes state a of tile t (which: 0 aggregate, 1 inclusive) with its status word.
+template <typename T, int K>
+RS_DEV void rs_lb_publish(T* states, rs_u32* status, rs_u64 t, rs_u32 which, rs_u32 epoch, const RsAcc<T, K>& a) {
+  rs_store(states, (2 * t + which) * (rs_u64)(2 * K + 1), 1, a);
+  RS_FENCE();
+  volatile rs_u32* vs = status;
+  vs[t] = (epoch << 2) | (which ? RS_LB_INCLUSIVE : RS_LB_AGGREGATE);
+}
+
+// The exclusive prefix of tile t > 0 (renormalised), from the tiles before it: their
+// aggregates, from t - 1 down, until one whose inclusive prefix is published (tile 0's
+// always is). Waits for each tile's first publication.
+template <typename T, int K>
+RS_DEV void rs_lb_look_back(const T* states, const rs_u32* status, rs_u64 t, rs_u32 epoch, RsAcc<T, K>& pre) {
+  const volatile rs_u32* vs = status;
+  const volatile T* vt = states;
+  const rs_u64 st = 2 * K + 1;
+  rs_clear(pre);
+  rs_u64 j = t;
+#pragma unroll 1
+  while (j > 0) {
+    --j;
+    rs_u32 w = vs[j];
+#pragma unroll 1
+    while ((w >> 2) != epoch) w = vs[j];
+    RS_FENCE();
+    const bool inclusive = (w & 3u) == RS_LB_INCLUSIVE;
+    RsAcc<T, K> o;
+    rs_load_volatile(vt, (2 * j + (inclusive ? 1u : 0u)) * st, o);
+    rs_merge_renormed(pre, o);
+    if (inclusive) break;
+  }
+}
+
+template <typename T, int K, int E>
+RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start, rs_u64 ntiles, T* states,
+                                    rs_u32* status, rs_u32* ctl, T* prefixes, rs_u32* list, rs_u32 epoch) {
+  typedef typename RsF<T>::U U;
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const RsFixedSmem<T> sm = rs_fixed_smem<T, K>(rs_smem);
+  rs_u32* tile_no = reinterpret_cast<rs_u32*>(rs_smem);  // the 16-byte header
+  if (tid == B - 1) {
+    const rs_u32 got = RS_ATOMIC_ADD_U32(ctl, 1u);
+    if ((rs_u64)got + 1 == ntiles) ctl[0] = 0;  // the last tile: every block has its own
+    if (got == 0) ctl[1 + ((epoch + 1) & 1u)] = 0;  // the previous call's list count
+    *tile_no = got;
+  }
+  RS_SYNC();
+  const rs_u64 t = *tile_no;
+  if (t >= ntiles) return;  // (a grid of ntiles blocks: never; the same for the block)
+  const rs_u64 tile = (rs_u64)B * E;
+  const rs_u64 base = t * tile;
+  // The last tile may be partial: zeros stand for the values past n (see the fixed kernels).
+  const unsigned cnt = (unsigned)(n - base < tile ? n - base : tile);
+  U mx = 0;
+  {
+    T v[E];
+    rs_fetch<T, E>(x + base, cnt, v);
+#pragma unroll
+    for (int j = 0; j < E; ++j) {
+      const U m = rs_bits(v[j]) & ~RsF<T>::SIGN;
+      mx = m > mx ? m : mx;
+    }
+    rs_put<T, E, false>(x + base, cnt, v, sm.vals);
+  }
+  const U top_mag = rs_block_max<T>(mx, sm.M);  // its first barrier publishes the tile
+  // The tile's state (thread `pub` holds it): the fixed-window reduce (as
+  // rs_tile_reduce_fixed_body), keeping each thread's exclusive sums of pieces for the scan,
+  // or per-thread states and a block merge.
+  RsAcc<T, K> agg;
+  rs_clear(agg);
+  RsWin<T, K> w;
+  w.fast = false;
+  if (tile <= rs_fast_tile_max<T>() && top_mag < RsF<T>::INF_BITS) {
+    rs_update(agg, rs_index<T>(top_mag));
+    rs_win_set(w, agg);
+  }
+  const bool own = w.fast;  // the same for every thread
+  const int own_top = own ? rs_window_index(agg.p[0]) : -1;
+  double sown[K];
+  unsigned pub = 0;
+  if (own) {
+    T part[K];
+    rs_parts<T, K, E>(sm.vals, tid, w, part);
+    rs_block_exclusive_parts<T, K>(part, sm.D);
+#pragma unroll
+    for (int j = 0; j < K; ++j) sown[j] = sm.D[j * rs_part_row(B) + rs_part_pos(tid)];
+    pub = B - 1;
+    if (tid == B - 1) {
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const double q = (double)w.b6[j];
+        double rem, whole;
+        rs_split(rs_add(sown[j], (double)part[j]), q, rs_inv_pow2(q), rem, whole);
+        agg.p[j] = rs_add(w.bj[j], (T)rem);  // exact: the remainder is below q = B / 6
+        agg.c[j] = (T)whole;
+      }
+    }
+  } else {
+    // From global memory (the tile in shared memory is not read again): the block reduce's
+    // states go where the tile was, clear of the magnitudes that rs_block_max's last reads
+    // take. (The general kernel scans this tile.)
+#pragma unroll
+    for (int j = 0; j < K; ++j) sown[j] = 0.0;
+    rs_clear(agg);
+    if (base + tile <= n) {
+      T v[E];
+#pragma unroll
+      for (int j = 0; j < E; ++j) v[j] = x[base + (rs_u64)j * B + tid];
+      rs_add_chunk(agg, v);
+    } else {
+      for (int j = 0; j < E; ++j) {
+        const rs_u64 i = base + (rs_u64)j * B + tid;
+        if (i < n) rs_add_one(agg, x[i]);
+      }
+    }
+    rs_block_reduce(agg, sm.vals);
+  }
+  if (tid == pub) {
+    RsAcc<T, K> pre;
+    if (t == 0) {
+      rs_clear(pre);
+      rs_merge_start<T, K>(start, pre);
+    } else {
+      rs_lb_publish<T, K>(states, status, t, 0u, epoch, agg);
+      rs_lb_look_back<T, K>(states, status, t, epoch, pre);
+    }
+    if (t == 0 || RS_LB_PUBLISH_INCLUSIVE(t)) {
+      RsAcc<T, K> inc = agg, p = pre;
+      rs_merge_renormed(inc, p);
+      rs_lb_publish<T, K>(states, status, t, 1u, epoch, inc);
+    }
+    rs_store(sm.pre, 0, 1, pre);
+  }
+  RS_SYNC();
+  RsAcc<T, K> pre;
+  rs_load(sm.pre, 0, 1, pre);
+  RsWin<T, K> pw;
+  rs_win_set(pw, pre);
+  // The fixed-window scan when the tile's values leave the prefix's window unchanged (its
+  // largest magnitude is below the threshold): the same for the block.
+  if (!(own && pw.fast && top_mag < pw.thr)) {
+    if (tid == 0) {
+      const rs_u64 st = 2 * K + 1;
+      rs_store(prefixes, t * st, 1, pre);
+      RsAcc<T, K> e;
+      rs_clear(e);
+      rs_store(prefixes, (ntiles + t / RS_GROUP) * st, 1, e);  // the same empty state for the group
+      list[RS_ATOMIC_ADD_U32(ctl + 1 + (epoch & 1u), 1u)] = (rs_u32)t;
+    }
+    return;
+  }
+  double stv[K];
+  if (rs_window_index(pre.p[0]) == own_top) {
+    // The pieces against the prefix's window are those the reduce took.
+#pragma unroll
+    for (int j = 0; j < K; ++j) stv[j] = sown[j];
+  } else {
+    T part[K];
+    rs_parts<T, K, E>(sm.vals, tid, pw, part);
+    rs_block_exclusive_parts<T, K>(part, sm.D);
+#pragma unroll
+    for (int j = 0; j < K; ++j) stv[j] = sm.D[j * rs_part_row(B) + rs_part_pos(tid)];
+  }
+  T rem[K];
+  double ct[K];
+  rs_start<T, K>(pre, pw, stv, rem, ct);
+  rs_replay<T, K, E>(sm.vals, tid, pw, rem, ct);
+  rs_stage_out<T, E>(sm.vals, out + base, cnt);
+}
+
 // The kernels of one type at fold K (K > 0), or at any fold up to -K (K < 0: the fold is the
 // last argument; the kernels named _kn), with the suffix _k##KN. Every kernel takes the fold
 // as its last argument (a constant fold's kernels ignore it), so that one argument list
@@ -2006,6 +2240,14 @@ RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, 
     (void)fold;                                                                                     \
     rs_tile_scan_fixed_body<T, K, RsF<T>::TILE_E>(x, out, n, prefixes, start, ntiles, count, list,  \
                                                   parts, tops);                                     \
+  }                                                                                                 \
+  RS_KERNEL void rs_cumsum_lookback_##TN##_k##K(const T* x, T* out, rs_u64 n, const T* start,       \
+                                                rs_u64 ntiles, T* states, rs_u32* status,           \
+                                                rs_u32* ctl, T* prefixes, rs_u32* list,             \
+                                                rs_u64 epoch, rs_u64 fold) {                        \
+    (void)fold;                                                                                     \
+    rs_cumsum_lookback_body<T, K, RsF<T>::TILE_E>(x, out, n, start, ntiles, states, status, ctl,     \
+                                                  prefixes, list, (rs_u32)epoch);                   \
   }
 
 // The folds of the tuned kernels; the larger ones (to the format's largest, f64 52 and f32

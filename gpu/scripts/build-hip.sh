@@ -38,14 +38,19 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 # One code object per target, compiled in parallel (clang 15 has no -parallel-jobs for
 # HIP), then bundled in the order of the list, after an empty host entry, as hipcc does.
-pids=()
+# Each job leaves its exit status in a file: `wait PID` can fail for a job that `jobs` has
+# already reported done (bash forgets it), which would stop the build while others run.
 for a in $archs; do
-  "$HIPCC" --genco --no-gpu-bundle-output "--offload-arch=$a" "${flags[@]}" \
-    -o "$tmp/$a.o" "$here/kernels/reprosum.cu" &
-  pids+=($!)
+  ( rc=0
+    "$HIPCC" --genco --no-gpu-bundle-output "--offload-arch=$a" "${flags[@]}" \
+      -o "$tmp/$a.o" "$here/kernels/reprosum.cu" || rc=$?
+    echo "$rc" >"$tmp/$a.rc" ) &
   while [ "$(jobs -rp | wc -l)" -ge "${RS_JOBS:-2}" ]; do sleep 0.2; done
 done
-for p in "${pids[@]}"; do wait "$p"; done
+wait
+for a in $archs; do
+  [ "$(cat "$tmp/$a.rc" 2>/dev/null)" = 0 ] || { echo "build-hip: hipcc failed for $a" >&2; exit 1; }
+done
 targets="host-x86_64-unknown-linux"
 inputs=("-input=/dev/null")
 for a in $archs; do

@@ -85,12 +85,12 @@ def audit_descriptors(path):
         if (round32, round64, den32, den64) != (0, 0, 3, 3):
             fail(f"{path}: {name}: round modes {round32},{round64}, denormal modes {den32},{den64}")
         n += 1
-    # 8 kernels (sum, tile_reduce, tile_reduce_fixed, tile_prefixes, tile_scan,
-    # tile_scan_fixed, seg_sum, seg_join) x 2 types x 7 folds, 6 run-time-fold kernels (sum,
-    # tile_reduce, tile_prefixes, tile_scan, seg_sum, seg_join) x 2 types, the probe and
-    # seg_prep.
-    if n != 126:
-        fail(f"{path}: {n} kernel descriptors, want 126")
+    # 9 kernels (sum, tile_reduce, tile_reduce_fixed, tile_prefixes, tile_scan,
+    # tile_scan_fixed, cumsum_lookback, seg_sum, seg_join) x 2 types x 7 folds, 6
+    # run-time-fold kernels (sum, tile_reduce, tile_prefixes, tile_scan, seg_sum, seg_join) x 2
+    # types, the probe and seg_prep.
+    if n != 140:
+        fail(f"{path}: {n} kernel descriptors, want 140")
     return n
 
 

@@ -82,6 +82,7 @@ impl Runtime for Cuda {
     const CAPS: Caps = Caps {
         fixed_window: true,
         side_stream: true,
+        single_pass: true,
         smem_opt_in: true,
     };
     type Ctx = Ctx;

@@ -132,6 +132,7 @@ const REDUCE_FIXED_PARAMS: usize = 8;
 const PREFIXES_PARAMS: usize = 4;
 const SCAN_PARAMS: usize = 9;
 const SCAN_FIXED_PARAMS: usize = 11;
+const LOOKBACK_PARAMS: usize = 12;
 const PROBE_PARAMS: usize = 4;
 
 /// `rs_sum_*(x, n, states, counter, result, fold)`.
@@ -192,6 +193,38 @@ fn scan_fixed_args(s: Scan, list: u64, parts: u64, tops: u64) -> Args<SCAN_FIXED
     ])
 }
 
+/// `rs_cumsum_lookback_*(x, out, n, start, ntiles, states, status, ctl, prefixes, list,
+/// epoch, fold)`.
+#[allow(clippy::too_many_arguments)]
+fn lookback_args(
+    s: Scan,
+    states: u64,
+    status: u64,
+    ctl: u64,
+    prefixes: u64,
+    list: u64,
+    epoch: u32,
+) -> Args<LOOKBACK_PARAMS> {
+    Args([
+        s.x,
+        s.out,
+        s.n,
+        s.start,
+        s.ntiles,
+        states,
+        status,
+        ctl,
+        prefixes,
+        list,
+        epoch as u64,
+        s.fold,
+    ])
+}
+
+/// The largest epoch of the single-pass cumsum's status words (`(epoch << 2) | status` in
+/// 32 bits); past it the host zeroes the words and starts again at 1.
+const MAX_EPOCH: u32 = (1 << 30) - 1;
+
 /// The kernels of one type and fold ([`TUNED_FOLDS`]), or of one type at any larger fold
 /// (the `_kn` kernels, which have no fixed-window kernels).
 #[derive(Clone, Copy)]
@@ -207,6 +240,8 @@ struct Kernels {
     /// The segmented sums (`segmented.rs`).
     seg_sum: Func,
     seg_join: Func,
+    /// With [`crate::runtime::Caps::single_pass`].
+    cumsum_lookback: Option<Func>,
 }
 
 /// The calling thread's current context, made current again when this is dropped.
@@ -313,9 +348,15 @@ struct Workspace {
     host: HostResult,
     /// The counter may be non-zero (a launch failed): zero it before the next sum.
     dirty: bool,
-    /// The cumsum's control words (`counter`, bytes 16..32) may not be as the kernels leave
+    /// The cumsum's control words (`counter`, bytes 16..48) may not be as the kernels leave
     /// them (never used, or a call failed): zero them before the next cumsum.
     ctl_dirty: bool,
+    /// The single-pass cumsum's tile states (two per tile: aggregate, inclusive prefix).
+    lb_states: DevMem,
+    /// Its status words (one per tile), valid for the epoch they carry.
+    lb_status: DevMem,
+    /// The epoch of its last call (0: none since the words were zeroed).
+    lb_epoch: u32,
 }
 
 impl Workspace {
@@ -336,6 +377,9 @@ impl Workspace {
             host: HostResult::None,
             dirty: true,
             ctl_dirty: true,
+            lb_states: DevMem::empty(),
+            lb_status: DevMem::empty(),
+            lb_epoch: 0,
         }
     }
 
@@ -459,6 +503,11 @@ impl<R: Runtime> Device<R> {
                     tile_scan_fixed: fixed("tile_scan_fixed")?,
                     seg_sum: f("seg_sum")?,
                     seg_join: f("seg_join")?,
+                    cumsum_lookback: if R::CAPS.single_pass {
+                        fixed("cumsum_lookback")?
+                    } else {
+                        None
+                    },
                 })
             };
             let row = TUNED_FOLDS
@@ -903,6 +952,70 @@ impl<R: Runtime> Device<R> {
             ctl: ctl + 4,
             fold: fold as u64,
         };
+        // More than one tile: the single-pass kernel (`rs_cumsum_lookback`: one block per
+        // tile, decoupled look-back over the tiles' states), when the runtime runs it and its
+        // shared memory fits this block; otherwise (and for one tile, which the general
+        // kernel scans alone) the passes below.
+        let lookback = k.cumsum_lookback.filter(|_| ntiles > 1).and_then(|f| {
+            self.block_for(&f, Some(block), block, 0, lookback_smem::<T>(fold, block))
+                .ok()
+                .map(|(_, smem)| (f, smem))
+        });
+        if let Some((f, smem)) = lookback {
+            ws.lb_states.ensure::<R>(2 * ntiles as usize * slots * T::BYTES)?;
+            // The listed tiles' prefixes (the general kernel's layout: a state per tile, then
+            // one per group, which the kernel leaves empty) and their list.
+            ws.tiles
+                .ensure::<R>((ntiles + ngroups) as usize * slots * T::BYTES)?;
+            ws.list.ensure::<R>(ntiles as usize * 4)?;
+            let before = (ws.lb_status.ptr, ws.lb_status.bytes);
+            ws.lb_status.ensure::<R>(ntiles as usize * 4)?;
+            // The kernel's control words: the fourth to sixth (the tile counter, the two list
+            // counts), as the kernel leaves them after a completed call.
+            let lctl = ctl + 12;
+            // Fresh words (or every epoch used): zero them and the control words, so that no
+            // word holds an epoch that a call will use and both counts start at zero.
+            if before != (ws.lb_status.ptr, ws.lb_status.bytes) || ws.lb_epoch >= MAX_EPOCH {
+                ws.lb_epoch = 0;
+                // SAFETY: the status buffer holds at least `bytes` bytes, and the counter
+                // CONTROL_BYTES >= 16 + 24 bytes, of this context.
+                unsafe {
+                    R::memset(ws.lb_status.ptr, 0, ws.lb_status.bytes, stream.0)?;
+                    R::memset(lctl, 0, 12, stream.0)?;
+                }
+            }
+            ws.lb_epoch += 1;
+            let epoch = ws.lb_epoch;
+            let (prefixes, list) = (ws.tiles.ptr, ws.list.ptr);
+            let args = lookback_args(
+                scan,
+                ws.lb_states.ptr,
+                ws.lb_status.ptr,
+                lctl,
+                prefixes,
+                list,
+                epoch,
+            );
+            // SAFETY: the kernel reads n values at x, the start and the states and words of
+            // this call, and writes `out` (n values, the caller's contract), the states, the
+            // words, the control words, the prefixes and the list, allocated above; a grid of
+            // one block per tile.
+            unsafe { self.launch(&f, ntiles as u32, block, smem, stream, args) }?;
+            // The tiles it listed: the general kernel from their stored prefixes (the start is
+            // in them), over the list whose count is this epoch's word.
+            let listed = Scan {
+                prefixes,
+                start: 0,
+                ctl: lctl + 4 + 4 * (epoch as u64 & 1),
+                ..scan
+            };
+            let grid = (ntiles as u32).min(self.multiprocessors.saturating_mul(4).max(1));
+            let args = scan_args(listed, list);
+            // SAFETY: the kernel reads the input, the prefixes and the list the kernel above
+            // wrote, and writes the listed tiles of `out`.
+            unsafe { self.launch(&k.tile_scan, grid, block, smem_scan, stream, args) }?;
+            return Ok(true);
+        }
         // Two lists of tiles for the general kernels (reduce, then scan); their counts are
         // control words. Null lists: the general kernel takes every tile.
         let (mut list_reduce, mut list_scan) = (0, 0);
@@ -1598,6 +1711,17 @@ fn scan_smem<T: GpuFloat>(fold: usize) -> (usize, usize) {
     )
 }
 
+/// The single-pass kernel's shared memory at `fold` and `block` (`rs_lb_smem_bytes`): the
+/// fixed-window kernels' layout with room at the tile for a block reduce's states.
+fn lookback_smem<T: GpuFloat>(fold: usize, block: u32) -> usize {
+    let b = block as usize;
+    let e = T::TILE_ITEMS as usize;
+    let st = 2 * fold + 1;
+    let m = 16 + fold * (b + b / 16 + 1 + RAKE) * 8;
+    let v = (m + (b + RAKE) * T::BYTES + st * T::BYTES + 15) & !15;
+    v + b * e.max(st) * T::BYTES
+}
+
 fn le_word(b: &[u8], size: usize) -> u64 {
     let mut w = [0u8; 8];
     w[..size].copy_from_slice(&b[..size]);
@@ -2191,10 +2315,31 @@ mod tests {
         assert_eq!(params("rs_tile_prefixes"), PREFIXES_PARAMS);
         assert_eq!(params("rs_tile_scan"), SCAN_PARAMS);
         assert_eq!(params("rs_tile_scan_fixed"), SCAN_FIXED_PARAMS);
+        assert_eq!(params("rs_cumsum_lookback"), LOOKBACK_PARAMS);
         assert_eq!(params("rs_probe"), PROBE_PARAMS);
         assert_eq!(params("rs_seg_prep"), segmented::SEG_PREP_PARAMS);
         assert_eq!(params("rs_seg_sum"), segmented::SEG_SUM_PARAMS);
         assert_eq!(params("rs_seg_join"), segmented::SEG_JOIN_PARAMS);
+    }
+
+    /// The single-pass kernel's shared memory as the kernel's `rs_lb_smem_bytes` gives it
+    /// (its values computed from the kernel text compiled for the CPU).
+    #[test]
+    fn lookback_smem_is_the_kernels() {
+        for (block, want) in [
+            (32, [6288, 9312, 6016, 5472]),
+            (100, [17264, 23712, 16720, 15600]),
+            (128, [21792, 29664, 21136, 19776]),
+            (512, [83808, 111072, 81616, 76992]),
+        ] {
+            let got = [
+                lookback_smem::<f64>(3, block),
+                lookback_smem::<f64>(8, block),
+                lookback_smem::<f32>(3, block),
+                lookback_smem::<f32>(2, block),
+            ];
+            assert_eq!(got, want, "block {block}");
+        }
     }
 
     /// The body of `struct RsF<T>` for one type.
@@ -2257,6 +2402,7 @@ mod tests {
             "rs_tile_prefixes",
             "rs_seg_sum",
             "rs_seg_join",
+            "rs_cumsum_lookback",
         ] {
             let at = KERNELS
                 .find(&format!("RS_KERNEL void {name}_##TN##_k##"))

@@ -320,6 +320,7 @@ impl Runtime for Hip {
     const CAPS: Caps = Caps {
         fixed_window: false,
         side_stream: false,
+        single_pass: false,
         smem_opt_in: false,
     };
     type Ctx = c_int;

@@ -83,8 +83,9 @@ mod layout {
 
     /// Bytes of the workspace's counter buffer: the sum's counter (16 bytes), then the
     /// cumsum's control words (`ctl`: the two tile lists' counts and the prefix kernel's
-    /// counter).
-    pub(crate) const CONTROL_BYTES: usize = 32;
+    /// counter; then, from its fourth word, the single-pass kernel's tile counter and its two
+    /// list counts).
+    pub(crate) const CONTROL_BYTES: usize = 48;
 
     #[cfg(test)]
     mod tests {

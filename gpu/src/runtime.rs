@@ -24,6 +24,10 @@ pub struct Caps {
     pub fixed_window: bool,
     /// Tile 0 of a cumulative sum on a second stream of the device (needs `fixed_window`).
     pub side_stream: bool,
+    /// The single-pass cumulative sum (`rs_cumsum_lookback_*`: decoupled look-back over the
+    /// tiles' states, blocks spinning on other blocks' status words; needs `fixed_window`).
+    /// Without it (or where it cannot take a call) the multi-pass kernels run.
+    pub single_pass: bool,
     /// The block limit for dynamic shared memory is an opt-in attribute above 48 KiB,
     /// raised per function (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
     pub smem_opt_in: bool,

@@ -30,9 +30,16 @@
 //   A case with a `start` field (the kernels' layout of a state: K primaries, K carries,
 //   the flags slot; written with reprosum-core's expected bits by the example
 //   emu_from_cases) is a cumulative sum continued from that state: the scan kernels get it
-//   as `start`, and every output is checked. --ignore-start fixed|general|tile0 passes null
-//   instead to that launch (with --expect-fail: a self-check that the cases see each path's
-//   start).
+//   as `start`, and every output is checked. --ignore-start fixed|general|tile0|lookback
+//   passes null instead to that launch (with --expect-fail: a self-check that the cases see
+//   each path's start).
+//   The single-pass cumsum (rs_cumsum_lookback_body, folds 2..8) runs on every case too, in
+//   three modes: every tile publishes its inclusive prefix (blocks run in order here, so the
+//   look-back finds it at once); only every third tile does (the others publish their
+//   aggregate only, so the look-back merges aggregates, up to two, before an inclusive
+//   prefix); only tile 0 does (every look-back merges every aggregate before it). The last
+//   mode runs in place (the output is the input). Each call takes a new epoch, and the
+//   counter must be left at zero.
 #include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -87,7 +94,7 @@ static bool same_listing(const std::string& key, unsigned listed) {
 }
 enum Variant { V_NONE, V_WARPSYNC_TAIL, V_SHFL_KWARP32, V_SHFL_WARPSIZE };
 // The launch that gets a null start instead of the case's (--ignore-start).
-enum IgnoreStart { IS_NONE, IS_FIXED, IS_GENERAL, IS_TILE0 };
+enum IgnoreStart { IS_NONE, IS_FIXED, IS_GENERAL, IS_TILE0, IS_LOOKBACK };
 static IgnoreStart g_ignore_start = IS_NONE;
 static Variant g_variant = V_NONE;
 
@@ -152,6 +159,14 @@ static void rs_emu_shfl_down(unsigned long long* w, int words, unsigned delta) {
 // Small groups in the tiles' prefix tree, so that short inputs cross many groups (the
 // kernels' default is 256).
 #define RS_GROUP 4
+// The look-back kernel's tiles (but tile 0) that publish their inclusive prefix: every
+// g_lb_every-th (0: none), so that the look-back's aggregate path runs.
+static unsigned g_lb_every = 1;
+// The single-pass cumsum's control words and epoch, kept from call to call as on a device.
+static unsigned g_lb_ctl[3] = {0, 0, 0};
+static unsigned g_lb_epoch = 0;
+static bool rs_emu_publish_inclusive(unsigned long long t) { return g_lb_every != 0 && t % g_lb_every == 0; }
+#define RS_LB_PUBLISH_INCLUSIVE(t) rs_emu_publish_inclusive(t)
 #include "../../kernels/portable.h"
 #include "../../kernels/reprosum.cu"
 
@@ -410,6 +425,56 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
   const T* sp_fixed = g_ignore_start == IS_FIXED ? nullptr : sp;
   const T* sp_general = g_ignore_start == IS_GENERAL ? nullptr : sp;
   const T* sp_tile0 = g_ignore_start == IS_TILE0 ? nullptr : sp;
+  const T* sp_lookback = g_ignore_start == IS_LOOKBACK ? nullptr : sp;
+  // The single-pass cumsum (the kernels built for one fold only), as the hosts launch it: a
+  // block per tile, the states and status words in the workspace, a new epoch per call.
+  if constexpr (fixed_window) {
+    if (!c.cum.empty() && n > 0 && c.cum.size() == n) {
+      const unsigned E = RsF<T>::TILE_E;
+      const unsigned long long tile = (unsigned long long)block * E, ntiles = (n + tile - 1) / tile;
+      const size_t smem = rs_lb_smem_bytes<T, K, E>(block);
+      const size_t smem_general = 16 + slots * (block + RS_RAKE) * sizeof(T) + (tile + block) * sizeof(T);
+      const unsigned long long ng = rs_groups(ntiles);
+      std::vector<T> lstates(2 * ntiles * slots, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
+      std::vector<T> lpre((ntiles + ng) * slots, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
+      std::vector<unsigned> status(ntiles, 0), llist(ntiles, 0xA5A5A5A5u);
+      const unsigned modes[3] = {1u, 3u, 0u};
+      for (unsigned mi = 0; mi < 3; ++mi) {
+        g_lb_every = modes[mi];
+        const bool in_place = mi == 2;
+        std::vector<T> buf(x.size());
+        T* io = buf.data() + (xp - x.data());  // the input's alignment
+        if (in_place) {
+          for (size_t i = 0; i < n; ++i) io[i] = xp[i];
+        } else {
+          for (size_t i = 0; i < n; ++i) io[i] = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
+        }
+        const T* in = in_place ? io : xp;
+        g_lb_epoch = g_lb_epoch + 1 < (1u << 30) ? g_lb_epoch + 1 : 1u;
+        const unsigned ep = g_lb_epoch;
+        unsigned* lctl = g_lb_ctl;
+        g_engine_error = false;
+        launch(ntiles, block, smem, [&] { rs_cumsum_lookback_body<T, K, E>(in, io, n, sp_lookback, ntiles, lstates.data(), status.data(), lctl, lpre.data(), llist.data(), ep); });
+        g_lb_every = 1;
+        const unsigned listed = lctl[1 + (ep & 1)];
+        if (lctl[0] != 0 || lctl[1 + ((ep + 1) & 1)] != 0 || listed > ntiles) {
+          if (!g_quiet) printf("FAIL lookback %s: control words left at %u %u %u\n", c.name.c_str(), lctl[0], lctl[1], lctl[2]);
+          ok = false;
+        }
+        if (!same_listing(c.name + " block " + std::to_string(block) + " lookback " + std::to_string(mi), listed)) ok = false;
+        // The listed tiles: the general kernel from their stored prefixes (a null start).
+        if (!g_engine_error) launch(ntiles < 3 ? ntiles : 3, block, smem_general, [&] { rs_tile_scan_body<T, K, E>(in, io, n, lpre.data(), nullptr, ntiles, &lctl[1 + (ep & 1)], llist.data(), fold); });
+        if (g_engine_error) ok = false;
+        for (size_t i = 0; i < n; ++i)
+          if ((unsigned long long)rs_bits(io[i]) != c.cum[i]) {
+            if (!g_quiet) printf("FAIL cumsum lookback (inclusive every %u%s) %s block %u at %zu: got %llx want %llx\n", modes[mi], in_place ? ", in place" : "", c.name.c_str(), block, i, (unsigned long long)rs_bits(io[i]), c.cum[i]);
+            ok = false;
+            break;
+          }
+        if (g_engine_error) break;
+      }
+    }
+  }
   // The run-time-fold kernels: once, the general kernels over every tile (as the hosts).
   for (int reuse = fixed_window ? 1 : 0; reuse >= 0 && !c.cum.empty() && n > 0; --reuse) {
     const unsigned E = RsF<T>::TILE_E;
@@ -813,8 +878,8 @@ int main(int argc, char** argv) {
     else if (o == "--max-fold") g_max_fold = atoi(val().c_str());
     else if (o == "--ignore-start") {
       std::string v = val();
-      g_ignore_start = v == "fixed" ? IS_FIXED : v == "general" ? IS_GENERAL : v == "tile0" ? IS_TILE0 : IS_NONE;
-      if (g_ignore_start == IS_NONE) { fprintf(stderr, "emu: --ignore-start fixed|general|tile0\n"); return 2; }
+      g_ignore_start = v == "fixed" ? IS_FIXED : v == "general" ? IS_GENERAL : v == "tile0" ? IS_TILE0 : v == "lookback" ? IS_LOOKBACK : IS_NONE;
+      if (g_ignore_start == IS_NONE) { fprintf(stderr, "emu: --ignore-start fixed|general|tile0|lookback\n"); return 2; }
     }
     else { fprintf(stderr, "emu: unknown option %s\n", o.c_str()); return 2; }
   }
