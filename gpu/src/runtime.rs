@@ -26,7 +26,8 @@ pub struct Caps {
     pub side_stream: bool,
     /// The single-pass cumulative sum (`rs_cumsum_lookback_*`: decoupled look-back over the
     /// tiles' states, blocks spinning on other blocks' status words; needs `fixed_window`).
-    /// Without it (or where it cannot take a call) the multi-pass kernels run.
+    /// Without it (or where it cannot take a call) the multi-pass kernels run. Off on both
+    /// back ends for now (slower than the multi-pass kernels on the H200).
     pub single_pass: bool,
     /// The block limit for dynamic shared memory is an opt-in attribute above 48 KiB,
     /// raised per function (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
