@@ -252,6 +252,9 @@ module reprosum
   public :: adn_hip_sum_rows_f64, adn_hip_segmented_sum_f64_stream, adn_hip_sum_rows_f64_stream
   public :: adn_hip_segmented_sum_f32, adn_hip_sum_rows_f32, adn_hip_segmented_sum_f32_stream
   public :: adn_hip_sum_rows_f32_stream
+  public :: adn_cuda_sum_by_key_f64, adn_cuda_sum_by_key_f64_stream, adn_cuda_sum_by_key_f32
+  public :: adn_cuda_sum_by_key_f32_stream, adn_hip_sum_by_key_f64, adn_hip_sum_by_key_f64_stream
+  public :: adn_hip_sum_by_key_f32, adn_hip_sum_by_key_f32_stream
 
   interface
     ! ---- host: segmented, row and keyed sums, segmented cumulative sums (reprosum.h) ----
@@ -1083,6 +1086,91 @@ module reprosum
       type(c_ptr), value :: stream
       integer(c_int32_t) :: st
     end function adn_hip_sum_rows_f32_stream
+    ! ---- GPU keyed sums: x, keys and out as C pointers (device or host) ----
+    function adn_cuda_sum_by_key_f64(x, keys, n, nkeys, fold, out) &
+        bind(C, name="adn_cuda_sum_by_key_f64") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: keys
+      integer(c_size_t), value :: n, nkeys
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_cuda_sum_by_key_f64
+    function adn_cuda_sum_by_key_f64_stream(x, keys, n, nkeys, fold, out, stream) &
+        bind(C, name="adn_cuda_sum_by_key_f64_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: keys
+      integer(c_size_t), value :: n, nkeys
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_cuda_sum_by_key_f64_stream
+    function adn_cuda_sum_by_key_f32(x, keys, n, nkeys, fold, out) &
+        bind(C, name="adn_cuda_sum_by_key_f32") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: keys
+      integer(c_size_t), value :: n, nkeys
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_cuda_sum_by_key_f32
+    function adn_cuda_sum_by_key_f32_stream(x, keys, n, nkeys, fold, out, stream) &
+        bind(C, name="adn_cuda_sum_by_key_f32_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: keys
+      integer(c_size_t), value :: n, nkeys
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_cuda_sum_by_key_f32_stream
+    function adn_hip_sum_by_key_f64(x, keys, n, nkeys, fold, out) &
+        bind(C, name="adn_hip_sum_by_key_f64") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: keys
+      integer(c_size_t), value :: n, nkeys
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_hip_sum_by_key_f64
+    function adn_hip_sum_by_key_f64_stream(x, keys, n, nkeys, fold, out, stream) &
+        bind(C, name="adn_hip_sum_by_key_f64_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: keys
+      integer(c_size_t), value :: n, nkeys
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_hip_sum_by_key_f64_stream
+    function adn_hip_sum_by_key_f32(x, keys, n, nkeys, fold, out) &
+        bind(C, name="adn_hip_sum_by_key_f32") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: keys
+      integer(c_size_t), value :: n, nkeys
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: st
+    end function adn_hip_sum_by_key_f32
+    function adn_hip_sum_by_key_f32_stream(x, keys, n, nkeys, fold, out, stream) &
+        bind(C, name="adn_hip_sum_by_key_f32_stream") result(st)
+      import
+      type(c_ptr), value :: x
+      type(c_ptr), value :: keys
+      integer(c_size_t), value :: n, nkeys
+      integer(c_int), value :: fold
+      type(c_ptr), value :: out
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_hip_sum_by_key_f32_stream
   end interface
 
   interface

@@ -567,6 +567,41 @@ pub fn sum_rows_on<T: Float>(
     })
 }
 
+/// The reproducible sum of the values of each key on `device` (a scatter-add, `index_add`,
+/// weighted bincount): `out[k]` has the bits of [`crate::sum_by_key_with`] at `fold` (the sum
+/// of every `xs[i]` with `keys[i] == k` alone; +0 for a key no value has), on every device.
+///
+/// # Errors
+/// As [`crate::sum_by_key_with`], [`DeviceError::NotBuilt`], `DeviceError::Gpu`. Nothing is
+/// written on an error.
+pub fn sum_by_key_on<T: Float>(
+    device: Device,
+    xs: &[T],
+    keys: &[i64],
+    out: &mut [T],
+    fold: usize,
+) -> Result<(), DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    if device == Device::Cpu {
+        return Ok(crate::sum_by_key_with(
+            xs,
+            keys,
+            out,
+            &crate::Options::with_fold(fold),
+        )?);
+    }
+    on_device!(device, gpu, n => {
+        let dev = gpu::device(n)?;
+        let stream = gpu::Stream::DEFAULT;
+        match (as_f64_or_f32(xs), as_f64_or_f32_mut(out)) {
+            (Typed::F64(x), TypedMut::F64(o)) => dev.sum_by_key_host(x, keys, o, fold, stream)?,
+            (Typed::F32(x), TypedMut::F32(o)) => dev.sum_by_key_host(x, keys, o, fold, stream)?,
+            _ => return Err(Error::LengthMismatch.into()),
+        }
+        Ok(())
+    })
+}
+
 /// The reproducible sum of each segment on a GPU, from pointers: `offsets` (`nseg + 1`
 /// entries, the last the number of values) in host memory or on the device of `x`; `x` and
 /// `out` both in device memory of one device (used in place) or both in host memory
@@ -624,6 +659,37 @@ pub unsafe fn sum_rows_ptr<T: Float>(
         // SAFETY (both arms): as in `sum_ptr`.
         Dtype::F64 => Ok(unsafe { gpu::sum_rows_ptr(x.cast::<f64>(), rows, cols, row_stride, fold, out.cast::<f64>(), stream) }?),
         Dtype::F32 => Ok(unsafe { gpu::sum_rows_ptr(x.cast::<f32>(), rows, cols, row_stride, fold, out.cast::<f32>(), stream) }?),
+    })
+}
+
+/// The reproducible sum of the values of each key on a GPU, from pointers: `x` and `out` both
+/// in device memory of one device (used in place; `keys` in host memory or on that device) or
+/// all three in host memory (copied). Device keys are checked on the device before anything
+/// is written. This is what the C library's `adn_cuda_sum_by_key_*` call.
+///
+/// # Safety
+/// `x` points to `n` readable aligned values and `keys` to `n` readable aligned `i64` (either
+/// may be null when `n` is 0), `out` to `nkeys` writable ones; `stream` as for [`sum_ptr`].
+///
+/// # Errors
+/// As [`sum_by_key_on`]; `DeviceError::Gpu` for pointers the device cannot use.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn sum_by_key_ptr<T: Float>(
+    backend: Backend,
+    x: *const T,
+    keys: *const i64,
+    n: usize,
+    nkeys: usize,
+    fold: usize,
+    out: *mut T,
+    stream: *mut core::ffi::c_void,
+) -> Result<(), DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    let _ = (x, keys, n, nkeys, out, stream);
+    on_backend!(backend, gpu => match T::DTYPE {
+        // SAFETY (both arms): as in `sum_ptr`.
+        Dtype::F64 => Ok(unsafe { gpu::sum_by_key_ptr(x.cast::<f64>(), keys, n, nkeys, fold, out.cast::<f64>(), stream) }?),
+        Dtype::F32 => Ok(unsafe { gpu::sum_by_key_ptr(x.cast::<f32>(), keys, n, nkeys, fold, out.cast::<f32>(), stream) }?),
     })
 }
 

@@ -37,7 +37,9 @@ use pool::Threads;
 pub use device::accumulate_on;
 pub use device::{add_ptr, cumsum_from_ptr, cumsum_ptr, sum_ptr, Backend, DeviceErrorKind};
 pub use device::{cumsum_from_on, cumsum_on, sum_on, Device, DeviceError};
-pub use device::{segmented_sum_on, segmented_sum_ptr, sum_rows_on, sum_rows_ptr};
+pub use device::{
+    segmented_sum_on, segmented_sum_ptr, sum_by_key_on, sum_by_key_ptr, sum_rows_on, sum_rows_ptr,
+};
 pub use pool::{num_threads, set_num_threads};
 pub use segmented::{
     add_by_key, add_by_key_with, add_segments, add_segments_with, segmented_cumsum,

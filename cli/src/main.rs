@@ -81,7 +81,7 @@ for any order of the values, any thread count, any block size and any device.
 
 Index files (--segments, --keys): a 1-D .npy array of int32, int64, uint32 or uint64, or
 text integers under the same rules as text values. With either option the values are read
-into memory, one line per segment or key; sum --segments runs on any --device, --keys and
+into memory, one line per segment or key; sum --segments and --keys run on any --device,
 cumsum --segments on the CPU only (--device cpu).
 
 Exit status: 0 success; 1 data error (unreadable or malformed input, no usable device, a
@@ -317,14 +317,14 @@ fn sum_line<T: Elem>(o: Opened, a: &SumArgs) -> Result<(), CliError> {
     print_stdout(&line)
 }
 
-/// `sum --keys` and `cumsum --segments` run on the CPU only, and refuse another device up
-/// front (`sum --segments` runs on every device).
+/// `cumsum --segments` runs on the CPU only, and refuses another device up front (`sum
+/// --segments` and `sum --keys` run on every device).
 fn cpu_only(device: Device, option: &str) -> Result<(), CliError> {
     if device == Device::Cpu {
         return Ok(());
     }
     Err(CliError::usage(format!(
-        "{option} runs on the CPU only (--device cpu); the GPU's keyed sums and segmented cumulative sums are not built yet"
+        "{option} runs on the CPU only (--device cpu); the GPU's segmented cumulative sums are not built yet"
     )))
 }
 
@@ -439,9 +439,6 @@ fn print_sums<T: Elem>(sums: &[T], bits: bool) -> Result<(), CliError> {
 /// `sum --segments` and `sum --keys`: one line per group.
 fn group_sums<T: Elem>(o: Opened, a: &SumArgs) -> Result<(), CliError> {
     let option = if a.keys.is_some() { "--keys" } else { "--segments" };
-    if a.keys.is_some() {
-        cpu_only(a.input.device, option)?;
-    }
     if let Some(path) = a.keys.as_ref().or(a.segments.segments.as_ref()) {
         one_stdin(&a.input.file, path, option)?;
     }
@@ -453,7 +450,11 @@ fn group_sums<T: Elem>(o: Opened, a: &SumArgs) -> Result<(), CliError> {
         let (keys, nkeys) = read_keys(path, xs.len(), a.nkeys)?;
         out.try_reserve_exact(nkeys).map_err(|_| oom("sums"))?;
         out.resize(nkeys, T::ZERO);
-        reprosum::sum_by_key_with(&xs, &keys, &mut out, &opts)?;
+        if a.input.device == Device::Cpu {
+            reprosum::sum_by_key_with(&xs, &keys, &mut out, &opts)?;
+        } else {
+            reprosum::sum_by_key_on(a.input.device, &xs, &keys, &mut out, a.input.fold)?;
+        }
     } else if let Some(path) = &a.segments.segments {
         let offsets = read_offsets(path, xs.len())?;
         out.try_reserve_exact(offsets.len() - 1)

@@ -1732,7 +1732,7 @@ fn bad_segments_and_keys_are_one_line_and_leave_no_output() {
         assert_eq!(code, 1, "{err}");
         assert!(err.contains(msg), "{msg}: {err}");
     }
-    // Usage errors: both options, --nkeys alone, a GPU, both inputs on standard input.
+    // Usage errors: both options, --nkeys alone, both inputs on standard input.
     let k = index_file(&d, "k.txt", None, &[0, 0, 0, 0, 0]);
     for (args, msg) in [
         (
@@ -1749,19 +1749,6 @@ fn bad_segments_and_keys_are_one_line_and_leave_no_output() {
             "cannot be used with",
         ),
         (vec!["sum", p(&v), "--dtype", "f64", "--nkeys", "3"], "--keys"),
-        (
-            vec![
-                "sum",
-                p(&v),
-                "--dtype",
-                "f64",
-                "--keys",
-                p(&k),
-                "--device",
-                "cuda",
-            ],
-            "CPU only",
-        ),
         (
             vec!["sum", "-", "--dtype", "f64", "--keys", "-"],
             "both be standard input",
@@ -1800,4 +1787,24 @@ fn bad_segments_and_keys_are_one_line_and_leave_no_output() {
         ok(&["sum", p(&v), "--dtype", "f64", "--keys", p(&k)]),
         "15.0 0x402E000000000000\n"
     );
+    // Keyed sums run on a GPU too: the same bits there, or a one-line device error.
+    for dev in ["cuda", "hip"] {
+        let o = run(&[
+            "sum",
+            p(&v),
+            "--dtype",
+            "f64",
+            "--keys",
+            p(&k),
+            "--bits",
+            "--device",
+            dev,
+        ]);
+        if o.status.success() {
+            assert_eq!(stdout(&o), format!("{}\n", hex64(15.0)), "{dev}");
+        } else {
+            fails_with(&o, dev);
+            assert_eq!(o.status.code(), Some(1), "{dev}");
+        }
+    }
 }

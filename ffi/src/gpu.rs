@@ -195,6 +195,48 @@ unsafe fn segmented_sum<T: Float>(
     })
 }
 
+/// A keyed sum on the device: the host checks what it can (the pointers, the output's
+/// overlap with the values and the keys), then the back end (which checks host keys on the
+/// host and device keys on the device, before any write).
+///
+/// # Safety
+/// `x`: `n` readable values; `keys`: `n` readable keys (host or device memory); `out`:
+/// `nkeys` writable values, in the memory of `x`; `stream` as for [`sum`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn sum_by_key<T: Float>(
+    b: Backend,
+    x: *const T,
+    keys: *const i64,
+    n: usize,
+    nkeys: usize,
+    fold: c_uint,
+    out: *mut T,
+    stream: *mut c_void,
+) -> adn_status {
+    gpu_status(b, || {
+        let k = crate::sum::fold_of::<T>(fold)?;
+        if n > 0 {
+            non_null(x)?;
+            non_null(keys)?;
+        }
+        if nkeys > 0 {
+            non_null(out)?;
+        }
+        array(x, n)?;
+        array(out.cast_const(), nkeys)?;
+        let keys_range = byte_range(keys, n)?;
+        if nkeys > 0 && n > 0 {
+            // Host and device addresses never overlap (one virtual address space).
+            let out_range = byte_range(out.cast_const(), nkeys)?;
+            disjoint(out_range, byte_range(x, n)?)?;
+            disjoint(out_range, keys_range)?;
+        }
+        // SAFETY: the caller's contract, checked as far as the host can.
+        crate::ieee(|| unsafe { facade::sum_by_key_ptr(b, x, keys, n, nkeys, k, out, stream) })
+            .map_err(status_of)
+    })
+}
+
 /// Row sums on the device: the host checks the shape, the pointers and their overlap, then
 /// the back end.
 ///
@@ -1303,4 +1345,180 @@ pub unsafe extern "C" fn adn_hip_sum_rows_f32_stream(
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
     unsafe { sum_rows::<f32>(Backend::Hip, x, rows, cols, row_stride, fold, out, stream) }
+}
+
+/// The reproducible sum of the doubles of each key on CUDA: `out[k]` gets the bits of
+/// `adn_sum_by_key_f64` (the sum of every `x[i]` with `keys[i] == k` alone, +0 for a key no
+/// value has). `x` and `out` are both device memory of one device (used in place; `keys` host
+/// memory or on that device) or all three host memory (copied through the current device).
+/// A key out of range is `ADN_KEY_OUT_OF_RANGE`, found (for device keys, on the device)
+/// before anything is written. `ADN_NOT_BUILT` in a build without this back end.
+///
+/// # Safety
+/// As `adn_sum_by_key_f64`, the pointers in host or device memory (not read in a build
+/// without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_sum_by_key_f64(
+    x: *const f64,
+    keys: *const i64,
+    n: usize,
+    nkeys: usize,
+    fold: c_uint,
+    out: *mut f64,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_by_key::<f64>(Backend::Cuda, x, keys, n, nkeys, fold, out, core::ptr::null_mut()) }
+}
+
+/// As `adn_cuda_sum_by_key_f64`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_cuda_sum_by_key_f64`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn adn_cuda_sum_by_key_f64_stream(
+    x: *const f64,
+    keys: *const i64,
+    n: usize,
+    nkeys: usize,
+    fold: c_uint,
+    out: *mut f64,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_by_key::<f64>(Backend::Cuda, x, keys, n, nkeys, fold, out, stream) }
+}
+
+/// The reproducible sum of the floats of each key on CUDA: `out[k]` gets the bits of
+/// `adn_sum_by_key_f32` (the sum of every `x[i]` with `keys[i] == k` alone, +0 for a key no
+/// value has). `x` and `out` are both device memory of one device (used in place; `keys` host
+/// memory or on that device) or all three host memory (copied through the current device).
+/// A key out of range is `ADN_KEY_OUT_OF_RANGE`, found (for device keys, on the device)
+/// before anything is written. `ADN_NOT_BUILT` in a build without this back end.
+///
+/// # Safety
+/// As `adn_sum_by_key_f32`, the pointers in host or device memory (not read in a build
+/// without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_sum_by_key_f32(
+    x: *const f32,
+    keys: *const i64,
+    n: usize,
+    nkeys: usize,
+    fold: c_uint,
+    out: *mut f32,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_by_key::<f32>(Backend::Cuda, x, keys, n, nkeys, fold, out, core::ptr::null_mut()) }
+}
+
+/// As `adn_cuda_sum_by_key_f32`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_cuda_sum_by_key_f32`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn adn_cuda_sum_by_key_f32_stream(
+    x: *const f32,
+    keys: *const i64,
+    n: usize,
+    nkeys: usize,
+    fold: c_uint,
+    out: *mut f32,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_by_key::<f32>(Backend::Cuda, x, keys, n, nkeys, fold, out, stream) }
+}
+
+/// The reproducible sum of the doubles of each key on HIP: `out[k]` gets the bits of
+/// `adn_sum_by_key_f64` (the sum of every `x[i]` with `keys[i] == k` alone, +0 for a key no
+/// value has). `x` and `out` are both device memory of one device (used in place; `keys` host
+/// memory or on that device) or all three host memory (copied through the current device).
+/// A key out of range is `ADN_KEY_OUT_OF_RANGE`, found (for device keys, on the device)
+/// before anything is written. `ADN_NOT_BUILT` in a build without this back end.
+///
+/// # Safety
+/// As `adn_sum_by_key_f64`, the pointers in host or device memory (not read in a build
+/// without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_sum_by_key_f64(
+    x: *const f64,
+    keys: *const i64,
+    n: usize,
+    nkeys: usize,
+    fold: c_uint,
+    out: *mut f64,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_by_key::<f64>(Backend::Hip, x, keys, n, nkeys, fold, out, core::ptr::null_mut()) }
+}
+
+/// As `adn_hip_sum_by_key_f64`, ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_hip_sum_by_key_f64`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn adn_hip_sum_by_key_f64_stream(
+    x: *const f64,
+    keys: *const i64,
+    n: usize,
+    nkeys: usize,
+    fold: c_uint,
+    out: *mut f64,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_by_key::<f64>(Backend::Hip, x, keys, n, nkeys, fold, out, stream) }
+}
+
+/// The reproducible sum of the floats of each key on HIP: `out[k]` gets the bits of
+/// `adn_sum_by_key_f32` (the sum of every `x[i]` with `keys[i] == k` alone, +0 for a key no
+/// value has). `x` and `out` are both device memory of one device (used in place; `keys` host
+/// memory or on that device) or all three host memory (copied through the current device).
+/// A key out of range is `ADN_KEY_OUT_OF_RANGE`, found (for device keys, on the device)
+/// before anything is written. `ADN_NOT_BUILT` in a build without this back end.
+///
+/// # Safety
+/// As `adn_sum_by_key_f32`, the pointers in host or device memory (not read in a build
+/// without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_sum_by_key_f32(
+    x: *const f32,
+    keys: *const i64,
+    n: usize,
+    nkeys: usize,
+    fold: c_uint,
+    out: *mut f32,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_by_key::<f32>(Backend::Hip, x, keys, n, nkeys, fold, out, core::ptr::null_mut()) }
+}
+
+/// As `adn_hip_sum_by_key_f32`, ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_hip_sum_by_key_f32`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn adn_hip_sum_by_key_f32_stream(
+    x: *const f32,
+    keys: *const i64,
+    n: usize,
+    nkeys: usize,
+    fold: c_uint,
+    out: *mut f32,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { sum_by_key::<f32>(Backend::Hip, x, keys, n, nkeys, fold, out, stream) }
 }

@@ -1617,6 +1617,126 @@ fn gpu_segmented_entry_points_without_a_device() {
     }
 }
 
+#[test]
+fn gpu_keyed_entry_points_without_a_device() {
+    use crate::gpu::*;
+    use core::ffi::{c_uint, c_void};
+    let x = [1.0f64, 2.0, 3.0, 4.0];
+    let xf = [1.0f32, 2.0, 3.0, 4.0];
+    let keys = [1i64, 0, 1, 1];
+    let null = core::ptr::null_mut();
+    type F64 = unsafe extern "C" fn(*const f64, *const i64, usize, usize, c_uint, *mut f64) -> adn_status;
+    type F32 = unsafe extern "C" fn(*const f32, *const i64, usize, usize, c_uint, *mut f32) -> adn_status;
+    type F64S = unsafe extern "C" fn(
+        *const f64,
+        *const i64,
+        usize,
+        usize,
+        c_uint,
+        *mut f64,
+        *mut c_void,
+    ) -> adn_status;
+    type F32S = unsafe extern "C" fn(
+        *const f32,
+        *const i64,
+        usize,
+        usize,
+        c_uint,
+        *mut f32,
+        *mut c_void,
+    ) -> adn_status;
+    let sets: [(&str, bool, bool, F64, F32, F64S, F32S); 2] = [
+        (
+            "cuda",
+            cfg!(feature = "cuda"),
+            gpu_present(true),
+            adn_cuda_sum_by_key_f64,
+            adn_cuda_sum_by_key_f32,
+            adn_cuda_sum_by_key_f64_stream,
+            adn_cuda_sum_by_key_f32_stream,
+        ),
+        (
+            "hip",
+            cfg!(feature = "hip"),
+            gpu_present(false),
+            adn_hip_sum_by_key_f64,
+            adn_hip_sum_by_key_f32,
+            adn_hip_sum_by_key_f64_stream,
+            adn_hip_sum_by_key_f32_stream,
+        ),
+    ];
+    for (name, built, present, f64k, f32k, f64s, f32s) in sets {
+        if present {
+            println!("{name}: a device is present; the GPU tests check these exports there");
+            continue;
+        }
+        let mut o = [POISON64; 2];
+        let mut of = [POISON32; 2];
+        // SAFETY: valid host pointers of the lengths given; no stream (NULL).
+        let got = unsafe {
+            [
+                f64k(x.as_ptr(), keys.as_ptr(), 4, 2, 3, o.as_mut_ptr()),
+                f32k(xf.as_ptr(), keys.as_ptr(), 4, 2, 3, of.as_mut_ptr()),
+                f64s(x.as_ptr(), keys.as_ptr(), 4, 2, 3, o.as_mut_ptr(), null),
+                f32s(xf.as_ptr(), keys.as_ptr(), 4, 2, 3, of.as_mut_ptr(), null),
+            ]
+        };
+        let want = if built { ADN_NO_DEVICE } else { ADN_NOT_BUILT };
+        assert!(got.iter().all(|&s| s == want), "{name}: {got:?}");
+        // Refused on the host before any device work (NOT_BUILT first without the back end).
+        let mut buf = [0.0f64; 6];
+        let p = buf.as_mut_ptr();
+        // SAFETY: valid host pointers; the calls refuse before reading past them.
+        let bad = unsafe {
+            [
+                f64k(core::ptr::null(), keys.as_ptr(), 4, 2, 3, o.as_mut_ptr()),
+                f64k(x.as_ptr(), core::ptr::null(), 4, 2, 3, o.as_mut_ptr()),
+                f64k(x.as_ptr(), keys.as_ptr(), 4, 2, 3, core::ptr::null_mut()),
+                f64k(x.as_ptr(), keys.as_ptr(), 4, 2, 99, o.as_mut_ptr()),
+                f32k(xf.as_ptr(), keys.as_ptr(), 4, 2, 22, of.as_mut_ptr()),
+                // The output over the values, then over the keys.
+                f64k(p, keys.as_ptr(), 4, 2, 3, p.wrapping_add(3)),
+                f64k(x.as_ptr(), p.cast::<i64>(), 4, 2, 3, p.wrapping_add(1)),
+                // No keys with values: every key is out of range (found without a device).
+                f64k(x.as_ptr(), keys.as_ptr(), 4, 0, 3, core::ptr::null_mut()),
+                f64s(x.as_ptr(), keys.as_ptr(), 4, 2, 3, core::ptr::null_mut(), null),
+            ]
+        };
+        let want_bad = if built {
+            [
+                ADN_NULL_POINTER,
+                ADN_NULL_POINTER,
+                ADN_NULL_POINTER,
+                ADN_INVALID_FOLD,
+                ADN_INVALID_FOLD,
+                ADN_OVERLAP,
+                ADN_OVERLAP,
+                ADN_KEY_OUT_OF_RANGE,
+                ADN_NULL_POINTER,
+            ]
+        } else {
+            [ADN_NOT_BUILT; 9]
+        };
+        assert_eq!(bad, want_bad, "{name}");
+        assert!(o.iter().all(|v| v.to_bits() == POISON64.to_bits()), "{name}");
+        assert!(of.iter().all(|v| v.to_bits() == POISON32.to_bits()), "{name}");
+        assert!(buf.iter().all(|v| v.to_bits() == 0), "{name}");
+        // Nothing to do: no values and no keys.
+        // SAFETY: no pointer is read (n = nkeys = 0).
+        let none = unsafe {
+            f64k(
+                core::ptr::null(),
+                core::ptr::null(),
+                0,
+                0,
+                3,
+                core::ptr::null_mut(),
+            )
+        };
+        assert_eq!(none, if built { ADN_OK } else { ADN_NOT_BUILT }, "{name}");
+    }
+}
+
 /// Whether a CUDA (`cuda`) or HIP device can be used by this build.
 fn gpu_present(cuda: bool) -> bool {
     if cuda {

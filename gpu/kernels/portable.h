@@ -5,12 +5,12 @@
 // that the includer provides before including this file; see the RS_HOST_SHIM branch).
 //
 // What the kernels use: thread/block indices and dimensions, block barriers, dynamic
-// shared memory, one 32-bit atomic add on global memory, device-wide fences, volatile
-// loads, 16-byte vector loads and stores, bit casts, count-leading-zeros,
-// round-to-nearest IEEE add/sub/mul and double-to-float conversion (no division: on AMD
-// it compiles to FMAs). They use NO warp shuffles, ballots, warp-synchronous code or
-// warp-size assumptions: correctness cannot depend on the warp width (32 on NVIDIA and
-// RDNA, 64 on CDNA). No CUB, no cooperative groups, no inline assembly.
+// shared memory, 32- and 64-bit integer atomic adds (global and shared memory),
+// device-wide fences, volatile loads, 16-byte vector loads and stores, bit casts,
+// count-leading-zeros, round-to-nearest IEEE add/sub/mul and double-to-float conversion
+// (no division: on AMD it compiles to FMAs). They use NO warp shuffles, ballots,
+// warp-synchronous code or warp-size assumptions: correctness cannot depend on the warp
+// width (32 on NVIDIA and RDNA, 64 on CDNA). No CUB, no cooperative groups, no inline assembly.
 //
 // Arithmetic: every floating-point operation in the deposit, renormalisation, merge and
 // conversion goes through rs_add / rs_sub / rs_mul, which are the explicit
@@ -38,11 +38,14 @@
 #define RS_SYNC() __syncthreads()
 #define RS_FENCE() __threadfence()
 #define RS_ATOMIC_ADD_U32(ptr, v) atomicAdd((ptr), (v))
+// 64-bit atomic add (global or shared memory; the keyed sums' counts and cursors).
+#define RS_ATOMIC_ADD_U64(ptr, v) atomicAdd((ptr), (v))
 // Dynamic shared memory: one raw array, carved by offset (aligned to 16 bytes).
 #define RS_DYN_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
 
 typedef unsigned long long rs_u64;
 typedef unsigned int rs_u32;
+typedef long long rs_i64;
 
 RS_DEV double rs_add(double a, double b) { return __dadd_rn(a, b); }
 RS_DEV double rs_sub(double a, double b) { return __dsub_rn(a, b); }
@@ -78,7 +81,7 @@ RS_DEV void rs_st16(float* p, const float (&v)[4]) {
 #elif defined(RS_HOST_SHIM)
 
 // CPU build: the includer defines RS_KERNEL, RS_DEV, RS_TID, RS_BID, RS_BDIM, RS_GDIM,
-// RS_SYNC, RS_FENCE, RS_ATOMIC_ADD_U32 and RS_DYN_SHARED for its thread model, then
+// RS_SYNC, RS_FENCE, RS_ATOMIC_ADD_U32, RS_ATOMIC_ADD_U64 and RS_DYN_SHARED for its thread model, then
 // includes this file, which supplies the arithmetic (with -ffp-contract=off).
 #include <cstdint>
 #include <cstring>
@@ -87,6 +90,7 @@ RS_DEV void rs_st16(float* p, const float (&v)[4]) {
 #endif
 typedef unsigned long long rs_u64;
 typedef unsigned int rs_u32;
+typedef long long rs_i64;
 RS_DEV double rs_add(double a, double b) { return a + b; }
 RS_DEV double rs_sub(double a, double b) { return a - b; }
 RS_DEV double rs_mul(double a, double b) { return a * b; }

@@ -47,6 +47,9 @@
 //                 does not qualify gets its prefix stored and is listed for rs_tile_scan.
 //                 The passes above remain for one tile, for the run-time folds, for a block
 //                 whose shared memory does not fit, and for a runtime without it.
+//   rs_seg_prep, rs_seg_sum, rs_seg_join  the segmented and row sums (see their section).
+//   rs_key_count, rs_u64_scan_*, rs_key_scatter  the keyed sums' counting sort by key,
+//                 before the segmented kernels (see their section).
 //   rs_probe      arithmetic probe (subnormals, ties to even, signed zero).
 // Workspace layout of one state: K primaries, K carries, then one slot whose bits are
 // the special-value flags (bit 0 NaN, bit 1 +Inf, bit 2 -Inf).
@@ -1960,6 +1963,206 @@ RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, 
   const rs_u64 nthreads = RS_GDIM * (rs_u64)B;
   for (rs_u64 g = RS_BID * (rs_u64)B + tid; g < G.nseg; g += nthreads)
     if (G.begin(g) == G.end(g)) out[g] = (T)0;
+}
+
+// ---- Keyed sums: the sum of the values of each key (a counting sort, then segments) -------
+//
+// rs_key_count counts each key's values into counts[1 + k] (counts: nkeys + 1 words, zeroed
+// by the host) and reports a key outside [0, nkeys) (err[0] = 1); the host reads that
+// verdict back before anything else runs, so a bad key leaves every output untouched. The
+// inclusive scan of the counts (rs_u64_scan_up, _parts, _down: integers, exact in any
+// order) turns them into CSR offsets, and a copy of them into one cursor per key.
+// rs_key_scatter_* moves each value to its key's next free position (an atomic add on the
+// cursor), and the segmented kernels sum each key's segment of the gathered values. Where a
+// key's values land within its segment depends on the schedule, but a segment's sum is the
+// merge of exact states of its values, which does not depend on their order: each key's bits
+// are those of the core's sum of that key's values alone, for any grid, block or timing.
+//
+// With few keys (nkeys <= RS_KEY_LOCAL; the host passes `hist`) each block counts its own
+// contiguous chunk of the input in shared memory and stores those counts at hist[block *
+// nkeys + k]; the scatter, on the same grid (so the same chunks), reserves each key's places
+// for its whole chunk with one global atomic add per key, then places its values by
+// shared-memory atomics. Otherwise every value takes one global atomic add in each pass.
+
+#ifndef RS_KEY_LOCAL
+#define RS_KEY_LOCAL 4096
+#endif
+// Words per thread of the integer scans.
+#define RS_SCAN_E 8
+
+// The chunk [lo, hi) of block b of a grid of g blocks over n positions.
+RS_DEV void rs_key_chunk(rs_u64 n, rs_u64 b, rs_u64 g, rs_u64& lo, rs_u64& hi) {
+  const rs_u64 per = n / g, extra = n % g;
+  lo = b * per + (b < extra ? b : extra);
+  hi = lo + per + (b < extra ? 1 : 0);
+}
+
+// Shared memory: nkeys 32-bit counts with `hist`, none without.
+RS_DEV void rs_key_count_body(const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64* counts, rs_u32* hist, rs_u32* err) {
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  bool bad = false;
+  if (hist) {
+    rs_u32* h = reinterpret_cast<rs_u32*>(rs_smem);
+    for (rs_u64 k = tid; k < nkeys; k += B) h[k] = 0;
+    RS_SYNC();
+    rs_u64 lo, hi;
+    rs_key_chunk(n, RS_BID, RS_GDIM, lo, hi);
+    for (rs_u64 i = lo + tid; i < hi; i += B) {
+      const rs_i64 k = keys[i];
+      if (k < 0 || (rs_u64)k >= nkeys) {
+        bad = true;
+      } else {
+        RS_ATOMIC_ADD_U32(h + k, 1u);
+      }
+    }
+    RS_SYNC();
+    for (rs_u64 k = tid; k < nkeys; k += B) {
+      const rs_u32 c = h[k];
+      hist[RS_BID * nkeys + k] = c;
+      if (c) RS_ATOMIC_ADD_U64(counts + 1 + k, (rs_u64)c);
+    }
+  } else {
+    const rs_u64 nthreads = RS_GDIM * (rs_u64)B;
+    for (rs_u64 i = RS_BID * (rs_u64)B + tid; i < n; i += nthreads) {
+      const rs_i64 k = keys[i];
+      if (k < 0 || (rs_u64)k >= nkeys) {
+        bad = true;
+      } else {
+        RS_ATOMIC_ADD_U64(counts + 1 + k, (rs_u64)1);
+      }
+    }
+  }
+  if (bad) err[0] = 1u;
+}
+
+// The exclusive sum of v over the block's threads (thread 0 adds them in turn: the integer
+// arrays scanned here are short beside the values); `total` gets the block's sum. S holds
+// blockDim + 1 words. Every thread reaches both barriers. S may be reused right after: a
+// thread writes only its own word before the next call's first barrier, and thread 0 the
+// others only after it, when every thread has read its own.
+RS_DEV rs_u64 rs_u64_block_exclusive(rs_u64 v, rs_u64* S, rs_u64& total) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  S[tid] = v;
+  RS_SYNC();
+  if (tid == 0) {
+    rs_u64 run = 0;
+    for (unsigned i = 0; i < B; ++i) {
+      const rs_u64 w = S[i];
+      S[i] = run;
+      run += w;
+    }
+    S[B] = run;
+  }
+  RS_SYNC();
+  total = S[B];
+  return S[tid];
+}
+
+// The sum of each tile of blockDim * RS_SCAN_E words of a (n words): part[t]. Shared memory:
+// blockDim + 1 words.
+RS_DEV void rs_u64_scan_up_body(const rs_u64* a, rs_u64 n, rs_u64* part) {
+  RS_DYN_SHARED(rs_smem);
+  rs_u64* S = reinterpret_cast<rs_u64*>(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 tile = (rs_u64)B * RS_SCAN_E;
+  for (rs_u64 t = RS_BID; t * tile < n; t += RS_GDIM) {
+    const rs_u64 te = n - t * tile < tile ? n : (t + 1) * tile;
+    rs_u64 v = 0;
+    for (rs_u64 i = t * tile + tid; i < te; i += B) v += a[i];
+    rs_u64 total;
+    rs_u64_block_exclusive(v, S, total);
+    if (tid == 0) part[t] = total;
+  }
+}
+
+// part[0..nparts) to its exclusive prefix sums, by one block. Shared memory: blockDim + 1
+// words.
+RS_DEV void rs_u64_scan_parts_body(rs_u64* part, rs_u64 nparts) {
+  RS_DYN_SHARED(rs_smem);
+  rs_u64* S = reinterpret_cast<rs_u64*>(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  if (RS_BID != 0) return;  // the same for the block
+  const rs_u64 tile = (rs_u64)B * RS_SCAN_E;
+  rs_u64 carry = 0;
+  for (rs_u64 base = 0; base < nparts; base += tile) {
+    const rs_u64 i0 = base + (rs_u64)tid * RS_SCAN_E;
+    rs_u64 v = 0;
+    for (rs_u64 j = 0; j < RS_SCAN_E && i0 + j < nparts; ++j) v += part[i0 + j];
+    rs_u64 total;
+    rs_u64 run = carry + rs_u64_block_exclusive(v, S, total);
+    for (rs_u64 j = 0; j < RS_SCAN_E && i0 + j < nparts; ++j) {
+      const rs_u64 w = part[i0 + j];
+      part[i0 + j] = run;
+      run += w;
+    }
+    carry += total;
+  }
+}
+
+// a (n words) to its inclusive prefix sums, tile t starting from part[t] (the exclusive
+// prefix of the tiles before it); `copy` (when not null) gets them too. Shared memory:
+// blockDim + 1 words.
+RS_DEV void rs_u64_scan_down_body(rs_u64* a, rs_u64 n, const rs_u64* part, rs_u64* copy) {
+  RS_DYN_SHARED(rs_smem);
+  rs_u64* S = reinterpret_cast<rs_u64*>(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 tile = (rs_u64)B * RS_SCAN_E;
+  for (rs_u64 t = RS_BID; t * tile < n; t += RS_GDIM) {
+    const rs_u64 i0 = t * tile + (rs_u64)tid * RS_SCAN_E;
+    rs_u64 v = 0;
+    for (rs_u64 j = 0; j < RS_SCAN_E && i0 + j < n; ++j) v += a[i0 + j];
+    rs_u64 total;
+    rs_u64 run = part[t] + rs_u64_block_exclusive(v, S, total);
+    for (rs_u64 j = 0; j < RS_SCAN_E && i0 + j < n; ++j) {
+      run += a[i0 + j];
+      a[i0 + j] = run;
+      if (copy) copy[i0 + j] = run;
+    }
+  }
+}
+
+// Each value to its key's next free position: sorted[cursor[k]++] (the keys were checked by
+// rs_key_count). Shared memory: nkeys 64-bit cursors with `hist`, none without.
+template <typename T>
+RS_DEV void rs_key_scatter_body(const T* x, const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64* cursor,
+                                const rs_u32* hist, T* sorted) {
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  if (hist) {
+    rs_u64* base = reinterpret_cast<rs_u64*>(rs_smem);
+    for (rs_u64 k = tid; k < nkeys; k += B) {
+      const rs_u32 c = hist[RS_BID * nkeys + k];
+      base[k] = c ? RS_ATOMIC_ADD_U64(cursor + k, (rs_u64)c) : 0;
+    }
+    RS_SYNC();
+    rs_u64 lo, hi;
+    rs_key_chunk(n, RS_BID, RS_GDIM, lo, hi);
+    for (rs_u64 i = lo + tid; i < hi; i += B) sorted[RS_ATOMIC_ADD_U64(base + keys[i], (rs_u64)1)] = x[i];
+  } else {
+    const rs_u64 nthreads = RS_GDIM * (rs_u64)B;
+    for (rs_u64 i = RS_BID * (rs_u64)B + tid; i < n; i += nthreads)
+      sorted[RS_ATOMIC_ADD_U64(cursor + keys[i], (rs_u64)1)] = x[i];
+  }
+}
+
+// The kernels (thin wrappers: the bodies, with their dynamic shared memory, have C++ linkage
+// as every other kernel body's).
+RS_KERNEL void rs_key_count(const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64* counts, rs_u32* hist, rs_u32* err) {
+  rs_key_count_body(keys, n, nkeys, counts, hist, err);
+}
+RS_KERNEL void rs_u64_scan_up(const rs_u64* a, rs_u64 n, rs_u64* part) { rs_u64_scan_up_body(a, n, part); }
+RS_KERNEL void rs_u64_scan_parts(rs_u64* part, rs_u64 nparts) { rs_u64_scan_parts_body(part, nparts); }
+RS_KERNEL void rs_u64_scan_down(rs_u64* a, rs_u64 n, const rs_u64* part, rs_u64* copy) {
+  rs_u64_scan_down_body(a, n, part, copy);
+}
+RS_KERNEL void rs_key_scatter_f64(const double* x, const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64* cursor,
+                                  const rs_u32* hist, double* sorted) {
+  rs_key_scatter_body<double>(x, keys, n, nkeys, cursor, hist, sorted);
+}
+RS_KERNEL void rs_key_scatter_f32(const float* x, const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64* cursor,
+                                  const rs_u32* hist, float* sorted) {
+  rs_key_scatter_body<float>(x, keys, n, nkeys, cursor, hist, sorted);
 }
 
 // ---- The single-pass cumsum: decoupled look-back over the tiles' states ----------------

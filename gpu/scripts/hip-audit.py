@@ -88,9 +88,10 @@ def audit_descriptors(path):
     # 9 kernels (sum, tile_reduce, tile_reduce_fixed, tile_prefixes, tile_scan,
     # tile_scan_fixed, cumsum_lookback, seg_sum, seg_join) x 2 types x 7 folds, 6
     # run-time-fold kernels (sum, tile_reduce, tile_prefixes, tile_scan, seg_sum, seg_join) x 2
-    # types, the probe and seg_prep.
-    if n != 140:
-        fail(f"{path}: {n} kernel descriptors, want 140")
+    # types, the probe, seg_prep and the keyed sums' 6 (key_count, the 3 integer scans,
+    # key_scatter x 2 types).
+    if n != 146:
+        fail(f"{path}: {n} kernel descriptors, want 146")
     return n
 
 

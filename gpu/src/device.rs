@@ -19,8 +19,11 @@ use crate::layout::{CONTROL_BYTES, GROUP, RAKE};
 use crate::runtime::{Func, Handle, Memory, Runtime, Side};
 use crate::{check_fold, GpuError, TUNED_FOLDS};
 
+#[path = "keyed.rs"]
+mod keyed;
 #[path = "segmented.rs"]
 mod segmented;
+pub use keyed::sum_by_key_ptr;
 pub use segmented::{segmented_sum_ptr, sum_rows_ptr, SEG_BLOCK};
 
 /// The default threads per block of the sum (halved for the default launch while a kernel's
@@ -345,6 +348,13 @@ struct Workspace {
     seg: DevMem,
     /// Host offsets of a segmented sum, uploaded (64-bit).
     seg_off: DevMem,
+    /// The keyed sum's error words, counts (then offsets), cursors, scan parts and the
+    /// blocks' counts.
+    key: DevMem,
+    /// The keyed sum's values gathered by key.
+    key_sorted: DevMem,
+    /// Host keys of a keyed sum, uploaded.
+    key_in: DevMem,
     host: HostResult,
     /// The counter may be non-zero (a launch failed): zero it before the next sum.
     dirty: bool,
@@ -374,6 +384,9 @@ impl Workspace {
             output: DevMem::empty(),
             seg: DevMem::empty(),
             seg_off: DevMem::empty(),
+            key: DevMem::empty(),
+            key_sorted: DevMem::empty(),
+            key_in: DevMem::empty(),
             host: HostResult::None,
             dirty: true,
             ctl_dirty: true,
@@ -430,6 +443,8 @@ pub struct Device<R: Runtime> {
     probe: Func,
     /// The segmented sums' first kernel (one for every type and fold).
     seg_prep: Func,
+    /// The keyed sum's kernels (`keyed.rs`).
+    keyed: keyed::KeyKernels,
     ws: Mutex<Workspace>,
     occ: Mutex<Vec<OccEntry>>,
     /// Used only with the workspace locked.
@@ -523,6 +538,8 @@ impl<R: Runtime> Device<R> {
         let probe = unsafe { R::function(o.module, "rs_probe") }?;
         // SAFETY: as above.
         let seg_prep = unsafe { R::function(o.module, "rs_seg_prep") }?;
+        // SAFETY: as above.
+        let keyed = unsafe { keyed::KeyKernels::load::<R>(o.module) }?;
         Ok(Device {
             ordinal,
             ctx: o.ctx,
@@ -536,6 +553,7 @@ impl<R: Runtime> Device<R> {
             runtime_fold,
             probe,
             seg_prep,
+            keyed,
             ws: Mutex::new(Workspace::new()),
             occ: Mutex::new(Vec::new()),
             side: R::side()?,
@@ -2286,6 +2304,26 @@ macro_rules! runtime_module {
             // SAFETY: the caller's contract.
             unsafe { crate::device::sum_rows_ptr::<$rt, T>(x, rows, cols, row_stride, fold, out, stream) }
         }
+
+        /// [`crate::device::sum_by_key_ptr`] on this runtime.
+        ///
+        /// # Safety
+        /// As [`crate::device::sum_by_key_ptr`].
+        ///
+        /// # Errors
+        /// As [`crate::device::sum_by_key_ptr`].
+        pub unsafe fn sum_by_key_ptr<T: GpuFloat>(
+            x: *const T,
+            keys: *const i64,
+            n: usize,
+            nkeys: usize,
+            fold: usize,
+            out: *mut T,
+            stream: *mut std::ffi::c_void,
+        ) -> Result<(), crate::GpuError> {
+            // SAFETY: the caller's contract.
+            unsafe { crate::device::sum_by_key_ptr::<$rt, T>(x, keys, n, nkeys, fold, out, stream) }
+        }
     };
 }
 pub(crate) use runtime_module;
@@ -2320,6 +2358,12 @@ mod tests {
         assert_eq!(params("rs_seg_prep"), segmented::SEG_PREP_PARAMS);
         assert_eq!(params("rs_seg_sum"), segmented::SEG_SUM_PARAMS);
         assert_eq!(params("rs_seg_join"), segmented::SEG_JOIN_PARAMS);
+        assert_eq!(params("rs_key_count"), keyed::KEY_COUNT_PARAMS);
+        assert_eq!(params("rs_u64_scan_up"), keyed::SCAN_UP_PARAMS);
+        assert_eq!(params("rs_u64_scan_parts"), keyed::SCAN_PARTS_PARAMS);
+        assert_eq!(params("rs_u64_scan_down"), keyed::SCAN_DOWN_PARAMS);
+        assert_eq!(params("rs_key_scatter_f64"), keyed::KEY_SCATTER_PARAMS);
+        assert_eq!(params("rs_key_scatter_f32"), keyed::KEY_SCATTER_PARAMS);
     }
 
     /// The single-pass kernel's shared memory as the kernel's `rs_lb_smem_bytes` gives it

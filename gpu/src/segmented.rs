@@ -24,16 +24,16 @@ pub const SEG_BLOCK: u32 = 128;
 
 /// The groups of one call, as the kernels take them.
 #[derive(Clone, Copy)]
-struct Layout {
+pub(super) struct Layout {
     /// Device address of `nseg + 1` 64-bit offsets; 0 for rows.
-    off: u64,
-    nseg: u64,
-    stride: u64,
-    cols: u64,
+    pub(super) off: u64,
+    pub(super) nseg: u64,
+    pub(super) stride: u64,
+    pub(super) cols: u64,
     /// Positions the groups span: the values read.
-    span: u64,
+    pub(super) span: u64,
     /// The offsets are in device memory, unread by the host: check them there first.
-    check: bool,
+    pub(super) check: bool,
 }
 
 /// Checks CSR offsets on the host (the core's rules: first 0, none below the one before, the
@@ -106,7 +106,7 @@ impl<R: Runtime> Device<R> {
     /// (when not 0) `l.nseg + 1` readable u64, all in this device's memory; the context is
     /// bound and the workspace locked.
     #[allow(clippy::too_many_arguments)]
-    unsafe fn seg_locked<T: GpuFloat>(
+    pub(super) unsafe fn seg_locked<T: GpuFloat>(
         &self,
         ws: &mut Workspace,
         x: u64,

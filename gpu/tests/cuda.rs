@@ -374,3 +374,15 @@ fn segmented_sums_on_the_device() {
     println!("segmented sums: {} checks passed, {} failed", t.pass, t.fail);
     assert_eq!(t.fail, 0);
 }
+
+#[test]
+fn keyed_sums_on_the_device() {
+    let Some(dev) = device_or_skip("keyed sums on the device") else {
+        return;
+    };
+    let mut t = Tally::default();
+    gpu_common::keyed::keyed_checks::<f64>(&dev, &[3, 8, 13], &mut t);
+    gpu_common::keyed::keyed_checks::<f32>(&dev, &[3, 21], &mut t);
+    println!("keyed sums: {} checks passed, {} failed", t.pass, t.fail);
+    assert_eq!(t.fail, 0);
+}

@@ -60,7 +60,7 @@ fn metadata_ints(elf: &[u8], key: &[u8]) -> Vec<u32> {
 }
 
 /// Kernels in each code object (the HIP audit counts the same).
-const KERNELS: usize = 140;
+const KERNELS: usize = 146;
 
 #[test]
 fn bundle_holds_one_code_object_per_target_with_its_wave_width() {
@@ -97,7 +97,7 @@ fn bundle_holds_one_code_object_per_target_with_its_wave_width() {
         assert_eq!(
             waves.len(),
             KERNELS,
-            "{id}: 126 kernels (9 x 2 types x 7 folds), 12 run-time-fold kernels (6 x 2 types), the probe and seg_prep"
+            "{id}: 126 kernels (9 x 2 types x 7 folds), 12 run-time-fold kernels (6 x 2 types), the probe, seg_prep and the 6 keyed kernels"
         );
         assert!(waves.iter().all(|&w| w == want_wave), "{id}: {waves:?}");
         // Every kernel takes 1024 threads (the kernels are correct for any block size up to
@@ -399,5 +399,17 @@ fn segmented_sums_on_the_device() {
     gpu_common::segmented::segmented_checks::<f64>(&dev, &[2, 3, 8, 13], &mut t);
     gpu_common::segmented::segmented_checks::<f32>(&dev, &[3, 6, 21], &mut t);
     println!("segmented sums: {} checks passed, {} failed", t.pass, t.fail);
+    assert_eq!(t.fail, 0);
+}
+
+#[test]
+fn keyed_sums_on_the_device() {
+    let Some(dev) = device_or_skip("keyed sums on the device") else {
+        return;
+    };
+    let mut t = Tally::default();
+    gpu_common::keyed::keyed_checks::<f64>(&dev, &[3, 8, 13], &mut t);
+    gpu_common::keyed::keyed_checks::<f32>(&dev, &[3, 21], &mut t);
+    println!("keyed sums: {} checks passed, {} failed", t.pass, t.fail);
     assert_eq!(t.fail, 0);
 }

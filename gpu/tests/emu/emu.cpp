@@ -155,6 +155,7 @@ static void rs_emu_shfl_down(unsigned long long* w, int words, unsigned delta) {
 #define RS_SYNC() rs_emu_sync(__LINE__)
 #define RS_FENCE() std::atomic_thread_fence(std::memory_order_seq_cst)
 #define RS_ATOMIC_ADD_U32(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+#define RS_ATOMIC_ADD_U64(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
 #define RS_DYN_SHARED(name) unsigned char* name = g_smem
 // Small groups in the tiles' prefix tree, so that short inputs cross many groups (the
 // kernels' default is 256).
@@ -167,6 +168,9 @@ static unsigned g_lb_ctl[3] = {0, 0, 0};
 static unsigned g_lb_epoch = 0;
 static bool rs_emu_publish_inclusive(unsigned long long t) { return g_lb_every != 0 && t % g_lb_every == 0; }
 #define RS_LB_PUBLISH_INCLUSIVE(t) rs_emu_publish_inclusive(t)
+// The keyed sums' shared-memory counts for up to 64 keys (the kernels' default is 4096), so
+// that short inputs take both paths.
+#define RS_KEY_LOCAL 64
 #include "../../kernels/portable.h"
 #include "../../kernels/reprosum.cu"
 
@@ -674,8 +678,10 @@ struct SegCase {
   unsigned long long nseg, stride, cols, span;
 };
 
+// Runs the segmented kernels over `x` as the hosts do: `out` gets the groups' sums. False
+// (and a message) when rs_seg_prep reports good offsets bad or the engine fails.
 template <typename T, int K>
-static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned block, int fold_arg) {
+static bool seg_kernels(const SegCase& c, const T* x, unsigned block, int fold_arg, std::vector<T>& out) {
   typedef typename RsF<T>::U U;
   const RsFold<K> fold(fold_arg);
   const int k = fold.get();
@@ -693,12 +699,22 @@ static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned blo
     if (!g_quiet) printf("FAIL seg %s: good offsets reported bad (%u, %u)\n", c.name.c_str(), err[0], err[1]);
     return false;
   }
-  std::vector<T> heads(ntiles * st, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), tails(heads), out(c.nseg, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
+  std::vector<T> heads(ntiles * st, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), tails(heads);
+  out.assign(c.nseg, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
   const size_t smem = 16 + 8 * block + sizeof(T) * (st * (block + RS_RAKE) + (size_t)block * (E + 1)) + 4 * (block + RS_RAKE);
   const RsGroups G = rs_seg_groups(off, c.nseg, c.stride, c.cols);
-  launch(ntiles, block, smem, [&] { rs_seg_sum_body<T, K, RsF<T>::SEG_E>(x.data(), G, c.span, tile_first.data(), ntiles, heads.data(), tails.data(), out.data(), fold); });
+  launch(ntiles, block, smem, [&] { rs_seg_sum_body<T, K, RsF<T>::SEG_E>(x, G, c.span, tile_first.data(), ntiles, heads.data(), tails.data(), out.data(), fold); });
   launch(3, block, 16 + sizeof(T) * st * block, [&] { rs_seg_join_body<T, K>(G, c.span, tile_first.data(), ntiles, tile, heads.data(), tails.data(), out.data(), fold); });
-  bool ok = !g_engine_error;
+  return !g_engine_error;
+}
+
+template <typename T, int K>
+static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned block, int fold_arg) {
+  const RsFold<K> fold(fold_arg);
+  const int k = fold.get();
+  std::vector<T> out;
+  bool ok = seg_kernels<T, K>(c, x.data(), block, fold_arg, out);
+  const RsGroups G = rs_seg_groups(c.off.empty() ? nullptr : c.off.data(), c.nseg, c.stride, c.cols);
   for (unsigned long long g = 0; g < c.nseg && ok; ++g) {
     RsAcc<T, K> a(fold);
     rs_clear(a);
@@ -805,6 +821,107 @@ static void run_seg_fold(int fold, const std::vector<unsigned>& blocks, int& pas
   }
 }
 
+// ---- Keyed sums (part of --segmented) -------------------------------------------------
+// The hosts' sequence: rs_key_count, the three integer scans (the last also filling the
+// cursors), rs_key_scatter, then the segmented kernels over the gathered values. Each key's
+// expected bits are the one-at-a-time sum of its values in input order; the offsets must be
+// the counts' prefix sums and every cursor must end at its segment's end. Few keys take the
+// shared-memory counts (nkeys <= RS_KEY_LOCAL), more keys the global atomics; bad keys must
+// be reported, on both paths.
+template <typename T, int K>
+static bool run_key_case(const char* name, const std::vector<T>& x, const std::vector<rs_i64>& keys, unsigned long long nkeys,
+                         unsigned block, unsigned grid, int fold_arg) {
+  typedef typename RsF<T>::U U;
+  const unsigned long long n = x.size();
+  const bool local = nkeys <= RS_KEY_LOCAL;
+  std::vector<rs_u64> counts(nkeys + 1, 0), cursor(nkeys + 1, 0xA5A5A5A5A5A5A5A5ull);
+  std::vector<rs_u32> hist(local ? grid * nkeys : 0, 0xA5A5A5A5u);
+  unsigned err[2] = {0, 0};
+  g_engine_error = false;
+  launch(grid, block, local ? 4 * nkeys : 0, [&] { rs_key_count(keys.data(), n, nkeys, counts.data(), local ? hist.data() : nullptr, err); });
+  bool want_bad = false;
+  for (rs_i64 k : keys) want_bad |= k < 0 || (unsigned long long)k >= nkeys;
+  if (err[0] != (want_bad ? 1u : 0u) || g_engine_error) {
+    if (!g_quiet) printf("FAIL key %s (%s): err %u, want %d\n", name, local ? "local" : "global", err[0], want_bad);
+    return false;
+  }
+  if (want_bad) return true;
+  const unsigned long long tile = (unsigned long long)block * RS_SCAN_E, words = nkeys + 1;
+  const unsigned long long nparts = (words + tile - 1) / tile;
+  std::vector<rs_u64> part(nparts, 0xA5A5A5A5A5A5A5A5ull);
+  const size_t ssm = 8 * ((size_t)block + 1);
+  launch(2, block, ssm, [&] { rs_u64_scan_up(counts.data(), words, part.data()); });
+  launch(1, block, ssm, [&] { rs_u64_scan_parts(part.data(), nparts); });
+  launch(2, block, ssm, [&] { rs_u64_scan_down(counts.data(), words, part.data(), cursor.data()); });
+  std::vector<unsigned long long> want_off(words, 0);
+  for (rs_i64 k : keys) ++want_off[k + 1];
+  for (unsigned long long k = 1; k < words; ++k) want_off[k] += want_off[k - 1];
+  std::vector<T> sorted(n + 1, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
+  launch(grid, block, local ? 8 * nkeys : 0, [&] { rs_key_scatter_body<T>(x.data(), keys.data(), n, nkeys, cursor.data(), local ? hist.data() : nullptr, sorted.data()); });
+  bool ok = !g_engine_error;
+  for (unsigned long long k = 0; k < words && ok; ++k) {
+    if (counts[k] != want_off[k] || (k < nkeys && cursor[k] != want_off[k + 1])) {
+      if (!g_quiet) printf("FAIL key %s (%s): key %llu offset %llu cursor %llu, want %llu and %llu\n", name, local ? "local" : "global", k, counts[k], cursor[k], want_off[k], k < nkeys ? want_off[k + 1] : 0);
+      ok = false;
+    }
+  }
+  if (!ok) return false;
+  SegCase c;
+  c.name = name;
+  c.off.assign(counts.begin(), counts.end());
+  c.nseg = nkeys;
+  c.stride = c.cols = 0;
+  c.span = n;
+  std::vector<T> out;
+  if (!seg_kernels<T, K>(c, sorted.data(), block, fold_arg, out)) return false;
+  const RsFold<K> fold(fold_arg);
+  for (unsigned long long k = 0; k < nkeys && ok; ++k) {
+    RsAcc<T, K> a(fold);
+    rs_clear(a);
+    for (unsigned long long i = 0; i < n; ++i)
+      if ((unsigned long long)keys[i] == k) rs_add_one(a, x[i]);
+    const T want = rs_finish(a);
+    if (rs_bits(out[k]) != rs_bits(want)) {
+      if (!g_quiet) printf("FAIL key %s (%s) %s k%d block %u grid %u key %llu: got %llx want %llx\n", name, local ? "local" : "global", sizeof(T) == 8 ? "f64" : "f32", fold.get(), block, grid, k,
+                           (unsigned long long)rs_bits(out[k]), (unsigned long long)rs_bits(want));
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+template <typename T, int K>
+static void run_key_fold(int fold, const std::vector<unsigned>& blocks, int& pass, int& fail) {
+  for (unsigned b : blocks) {
+    const unsigned long long tile = (unsigned long long)b * RsF<T>::SEG_E;
+    struct KC { const char* name; unsigned long long n, nkeys; int kind; };
+    // kind: 0 uniform, 1 skewed (most values on key 0), 2 every other key empty, 3 one bad key
+    const std::vector<KC> kcs = {
+        {"uniform_few", 3 * tile + 5, 7, 0}, {"skewed_few", 2 * tile + 3, 40, 1}, {"sparse_few", tile + 9, 64, 2},
+        {"uniform_many", 2 * tile + 1, 3 * RS_KEY_LOCAL + 1, 0}, {"skewed_many", tile, 5 * RS_KEY_LOCAL, 1},
+        {"one_key", 2 * tile + 7, 1, 0}, {"no_values", 0, 9, 0}, {"no_values_many", 0, 2 * RS_KEY_LOCAL, 0},
+        {"two_values", 2, 3, 0}, {"bad_few", tile, 5, 3}, {"bad_many", tile, 2 * RS_KEY_LOCAL, 3}};
+    for (const KC& kc : kcs) {
+      std::vector<T> x(kc.n);
+      std::vector<rs_i64> keys(kc.n);
+      for (unsigned long long i = 0; i < kc.n; ++i) {
+        const unsigned long long r = seg_next();
+        double v = ((double)(r >> 11) / 9007199254740992.0 - 0.5) * std::ldexp(1.0, (int)(seg_next() % 40) - 20);
+        if (r % 4099 == 7) v = std::nan("");
+        x[i] = (T)v;
+        unsigned long long k = seg_next() % kc.nkeys;
+        if (kc.kind == 1 && seg_next() % 8 != 0) k = 0;
+        if (kc.kind == 2) k &= ~1ull;
+        keys[i] = (rs_i64)k;
+      }
+      if (kc.kind == 3) keys[kc.n / 2] = (seg_next() & 1) ? -1 : (rs_i64)kc.nkeys;
+      for (unsigned grid : {1u, 3u}) {
+        if (run_key_case<T, K>(kc.name, x, keys, kc.nkeys, b, grid, fold)) ++pass; else ++fail;
+      }
+    }
+  }
+}
+
 static int run_segmented(unsigned long long seed, const std::vector<unsigned>& blocks) {
   g_seg_rng = seed * 0x9E3779B97F4A7C15ull + 1;
   int pass = 0, fail = 0;
@@ -816,7 +933,10 @@ static int run_segmented(unsigned long long seed, const std::vector<unsigned>& b
   run_seg_fold<float, 3>(3, blocks, pass, fail);
   run_seg_fold<float, 5>(5, blocks, pass, fail);
   run_seg_fold<float, -21>(21, blocks, pass, fail);
-  if (!g_quiet) printf("emu: segmented sums%s: %d passed, %d failed\n", g_fibers ? (g_warp == 32 ? " (fibers wave32)" : " (fibers wave64)") : "", pass, fail);
+  run_key_fold<double, 3>(3, blocks, pass, fail);
+  run_key_fold<double, -52>(13, blocks, pass, fail);
+  run_key_fold<float, 5>(5, blocks, pass, fail);
+  if (!g_quiet) printf("emu: segmented, row and keyed sums%s: %d passed, %d failed\n", g_fibers ? (g_warp == 32 ? " (fibers wave32)" : " (fibers wave64)") : "", pass, fail);
   return fail;
 }
 

@@ -223,6 +223,7 @@ pub fn device_or_skip(what: &str) -> Option<std::sync::Arc<Device>> {
 
 // ---- adding to an accumulator, and cumulative sums continued from one --------------------
 
+pub mod keyed;
 pub mod segmented;
 pub mod starts;
 

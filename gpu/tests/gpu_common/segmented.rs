@@ -8,23 +8,23 @@ use reprosum_core::DynAccumulator;
 use reprosum_gpu::GpuError;
 
 /// A small deterministic generator (xorshift).
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
     }
 }
 
 /// `n` values in every exponent range of the type, mixed signs, a NaN or an infinity now
 /// and then when `specials`.
-fn values<T: StartFloat>(rng: &mut Rng, n: usize, specials: bool) -> Vec<T> {
+pub(super) fn values<T: StartFloat>(rng: &mut Rng, n: usize, specials: bool) -> Vec<T> {
     let span = if T::BYTES == 8 { 600 } else { 60 };
     (0..n)
         .map(|_| {
@@ -42,7 +42,7 @@ fn values<T: StartFloat>(rng: &mut Rng, n: usize, specials: bool) -> Vec<T> {
 }
 
 /// The core's sum of one group alone.
-fn reference<T: GpuFloat>(xs: &[T], fold: usize) -> T {
+pub(super) fn reference<T: GpuFloat>(xs: &[T], fold: usize) -> T {
     let mut a = DynAccumulator::<T>::new(fold).unwrap();
     a.add_slice(xs).unwrap();
     a.value()
@@ -88,7 +88,7 @@ fn offsets_of(lens: &[usize]) -> Vec<usize> {
     o
 }
 
-fn poison<T: GpuFloat>() -> T {
+pub(super) fn poison<T: GpuFloat>() -> T {
     T::from_bits_u64(0xA5A5_A5A5_A5A5_A5A5)
 }
 
