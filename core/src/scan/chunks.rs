@@ -48,11 +48,45 @@ pub(super) fn chunk<T: Float, const K: usize>(
     xs: &[T],
     out: &mut [T],
 ) {
+    chunk_by(&mut p[..], &mut c[..], m, xs, out, |p, c, m, xs, out| {
+        // The slices are `p` and `c` themselves, of length K (never fails).
+        if let (Ok(p), Ok(c)) = (<&mut [T; K]>::try_from(p), <&mut [T; K]>::try_from(c)) {
+            segment::<T, K>(p, c, m, xs, out);
+        }
+    });
+}
+
+/// One chunk of a state of any fold (the big folds, read at run time).
+#[inline(always)]
+pub(super) fn chunk_dyn<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T], out: &mut [T]) {
+    chunk_by(p, c, m, xs, out, segment_dyn::<T>);
+}
+
+/// The paths without a fast kernel, for a fold read at run time: chunk by chunk.
+#[inline(always)]
+pub(super) fn chunks_dyn<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T], out: &mut [T]) {
+    for (xc, oc) in xs.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+        chunk_dyn::<T>(p, c, m, xc, oc);
+    }
+}
+
+/// One chunk, its runs that keep the window through `segment`, the other elements one at
+/// a time.
+#[inline(always)]
+fn chunk_by<T: Float>(
+    p: &mut [T],
+    c: &mut [T],
+    m: &mut Meta,
+    xs: &[T],
+    out: &mut [T],
+    mut segment: impl FnMut(&mut [T], &mut [T], &mut Meta, &[T], &mut [T]),
+) {
     let n = xs.len().min(out.len());
     // The rest of the chunk, as slices that shrink from the front (no index to check).
     let (mut xs, mut out) = (&xs[..n], &mut out[..n]);
     while !xs.is_empty() {
-        let threshold = raise_threshold(p[0]);
+        let Some(&p0) = p.first() else { break };
+        let threshold = raise_threshold(p0);
         // Usually nothing in the chunk raises the window: one vectorised maximum says so.
         let run = if T::max_abs_bits(xs) < threshold {
             xs.len()
@@ -70,18 +104,18 @@ pub(super) fn chunk<T: Float, const K: usize>(
         };
         if run > 0 {
             if m.pending > 0 {
-                binned::renorm(&mut p[..], &mut c[..]);
+                binned::renorm(p, c);
                 m.pending = 0;
             }
-            segment::<T, K>(p, c, m, seg_x, seg_o);
+            segment(p, c, m, seg_x, seg_o);
         }
         (xs, out) = (rest_x, rest_o);
         if let (Some((&x, rest_x)), Some((o, rest_o))) =
             (xs.split_first(), core::mem::take(&mut out).split_first_mut())
         {
             // An element that may raise the window, or a special value: on its own.
-            let _ = binned::add_one(&mut p[..], &mut c[..], m, x);
-            *o = binned::value(&p[..], &c[..], m);
+            let _ = binned::add_one(p, c, m, x);
+            *o = binned::value(p, c, m);
             (xs, out) = (rest_x, rest_o);
         }
     }
@@ -164,6 +198,147 @@ fn segment<T: Float, const K: usize>(p: &mut [T; K], c: &mut [T; K], m: &mut Met
         for j in 0..K {
             p[j] = b[j] + T::from_f64_round(piece[j][n - 1]);
             c[j] = T::from_f64_round(car[j][n - 1]);
+        }
+    }
+    m.count += n as u64;
+}
+
+/// [`segment`] for a fold read at run time (any fold up to the state's length), slot by
+/// slot so that the scratch arrays do not grow with the fold: for each slot in turn, the
+/// pieces of every element (from what the slots above left of it, kept in `rest`), their
+/// exact prefix sums, the split into remainder and carry, and the slot's two terms of the
+/// conversion added to every element's running conversion `y`. The conversion's terms
+/// come in the order C_0, (C_j, P_{j-1}) for j = 1..K-1, P_{K-1}: slot j adds its carry
+/// term and the remainder term of slot j - 1 (kept in `prev`), so every element sees the
+/// same operations in the same order as [`Conversion::apply`], and gets the same bits.
+#[inline(always)]
+fn segment_dyn<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T], out: &mut [T]) {
+    let k = p.len().min(c.len());
+    let n = xs.len().min(out.len()).min(CHUNK);
+    let Some(&p0) = p.first() else { return };
+    if n == 0 {
+        return;
+    }
+    let w = T::window_index(p0);
+    let top = w == 0;
+    let conv = DynConversion::new::<T>(w, k);
+    let compress = T::pow2(T::COMPRESSION_EXP);
+    let half_expand = T::pow2(-T::COMPRESSION_EXP - 1);
+
+    // What each element has left for the slots not done yet.
+    let mut rest = [T::ZERO; CHUNK];
+    rest[..n].copy_from_slice(&xs[..n]);
+    // The current slot's pieces, then their running sums, then the remainders.
+    let mut piece = [0.0f64; CHUNK];
+    // The previous slot's remainders (the term that follows this slot's carry term).
+    let mut prev = [0.0f64; CHUNK];
+    // Every element's conversion so far.
+    let mut y = [0.0f64; CHUNK];
+    let mut fp_prev = 1.0;
+    for (j, (pj, cj)) in p.iter_mut().zip(c.iter_mut()).enumerate() {
+        let b = T::bin(w + j);
+        // Pass 1: the slot's piece of every element.
+        if top && j == 0 {
+            for (r, pc) in rest[..n].iter_mut().zip(piece[..n].iter_mut()) {
+                let q = b + (*r * compress).or_low_bit();
+                let d = b - q; // minus the piece, exactly
+                *pc = -d.to_f64();
+                let e = d * half_expand;
+                *r = *r + e;
+                *r = *r + e;
+            }
+        } else {
+            for (r, pc) in rest[..n].iter_mut().zip(piece[..n].iter_mut()) {
+                let q = b + r.or_low_bit();
+                let d = b - q;
+                *pc = -d.to_f64();
+                *r = *r + d;
+            }
+        }
+
+        // Pass 2: exact running sums from the slot's remainder, by groups of 8 (the last
+        // group padded with zeros: the slot before left its sums there).
+        if let Some(pad) = piece.get_mut(n..n.div_ceil(8) * 8) {
+            pad.fill(0.0);
+        }
+        let mut total = (*pj - b).to_f64();
+        for grp in piece.chunks_exact_mut(8).take(n.div_ceil(8)) {
+            let Ok(grp) = <&mut [f64; 8]>::try_from(grp) else {
+                continue;
+            };
+            let mut v = *grp;
+            v = add8(v, shift8::<1>(v));
+            v = add8(v, shift8::<2>(v));
+            v = add8(v, shift8::<4>(v));
+            for e in v.iter_mut() {
+                *e += total;
+            }
+            total = v[7];
+            *grp = v;
+        }
+
+        // Pass 3: remainder and carry of every element, and the slot's conversion terms.
+        let (q, inv_q, fc, fp) = conv.slot::<T>(j);
+        let c0 = cj.to_f64();
+        if j == 0 {
+            for (t, (yi, pr)) in piece[..n]
+                .iter_mut()
+                .zip(y[..n].iter_mut().zip(prev[..n].iter_mut()))
+            {
+                let (rem, r) = split(*t, q, inv_q);
+                *yi = 0.0 + (c0 + r) * fc;
+                *pr = rem;
+            }
+        } else {
+            let (mc, mp) = (conv.mul(2 * j - 1), conv.mul(2 * j));
+            if mc == 1.0 && mp == 1.0 && fp_prev == 1.0 {
+                for (t, (yi, pr)) in piece[..n]
+                    .iter_mut()
+                    .zip(y[..n].iter_mut().zip(prev[..n].iter_mut()))
+                {
+                    let (rem, r) = split(*t, q, inv_q);
+                    let mut v = *yi + (c0 + r) * fc;
+                    v += *pr;
+                    *yi = v;
+                    *pr = rem;
+                }
+            } else {
+                for (t, (yi, pr)) in piece[..n]
+                    .iter_mut()
+                    .zip(y[..n].iter_mut().zip(prev[..n].iter_mut()))
+                {
+                    let (rem, r) = split(*t, q, inv_q);
+                    let mut v = *yi * mc + (c0 + r) * fc;
+                    v = v * mp + *pr * fp_prev;
+                    *yi = v;
+                    *pr = rem;
+                }
+            }
+        }
+        fp_prev = fp;
+
+        // The slot after the last element, renormalised (`total` is its exact total).
+        let (rem, r) = split(total, q, inv_q);
+        *pj = b + T::from_f64_round(rem);
+        *cj = T::from_f64_round(c0 + r);
+    }
+
+    if m.flags != 0 {
+        // A NaN or Inf came earlier: every running value is the special one.
+        let zeros = [T::ZERO; FOLD_CAP];
+        let z = &zeros[..k.min(FOLD_CAP)];
+        let v = binned::value(z, z, m);
+        out[..n].iter_mut().for_each(|o| *o = v);
+    } else {
+        // The last term, P_{K-1}.
+        let (ml, last) = (conv.mul(2 * k - 1), conv.last_mul());
+        for (o, (&yi, &pr)) in out[..n].iter_mut().zip(y[..n].iter().zip(prev[..n].iter())) {
+            let v = if ml == 1.0 && last == 1.0 && fp_prev == 1.0 {
+                yi + pr
+            } else {
+                (yi * ml + pr * fp_prev) * last
+            };
+            *o = T::from_f64_round(v);
         }
     }
     m.count += n as u64;

@@ -49,11 +49,11 @@ mod tests;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-use crate::binned::{self, Meta};
+use crate::binned::{self, Meta, FOLD_CAP};
 use crate::float::Float;
 use crate::simd::Platform;
-use chunks::chunks;
-use convert::{split, Conversion};
+use chunks::{chunks, chunks_dyn};
+use convert::{split, Conversion, DynConversion};
 
 /// Elements per chunk: the scratch arrays take about `2 * K * CHUNK * 8` bytes of stack
 /// (smaller on 32-bit targets, where stacks are small).
@@ -89,6 +89,9 @@ pub(crate) fn running<T: Float>(
         6 if WIDE => running_k::<T, 6>(pf, p, c, m, xs, out),
         7 if WIDE => running_k::<T, 7>(pf, p, c, m, xs, out),
         8 if WIDE => running_k::<T, 8>(pf, p, c, m, xs, out),
+        // Every bigger fold (9 to 52) on 64-bit targets: one instance, the fold read at
+        // run time; on 32-bit targets one element at a time.
+        k if WIDE && k <= FOLD_CAP && c.len() == k => running_dyn(pf, p, c, m, xs, out),
         _ => one_by_one(p, c, m, xs, out),
     }
 }
@@ -130,5 +133,24 @@ fn running_k<T: Float, const K: usize>(
         crate::simd::Path::Neon => unsafe { arm::neon::<T, K>(pw, cw, m, xs, out) },
         crate::simd::Path::Scalar => one_by_one(&mut pw[..], &mut cw[..], m, xs, out),
         _ => chunks::<T, K>(pw, cw, m, xs, out),
+    }
+}
+
+// Not inlined, as `running_k`.
+#[inline(never)]
+fn running_dyn<T: Float>(pf: Platform, p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T], out: &mut [T]) {
+    match pf.path() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a `Platform` of this path is made only after checking that the CPU
+        // supports it (`Platform::new`, `Platform::detected`).
+        crate::simd::Path::Avx512 => unsafe { x86::avx512_dyn::<T>(p, c, m, xs, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        crate::simd::Path::Avx2 => unsafe { x86::avx2_dyn::<T>(p, c, m, xs, out) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, for NEON.
+        crate::simd::Path::Neon => unsafe { arm::neon_dyn::<T>(p, c, m, xs, out) },
+        crate::simd::Path::Scalar => one_by_one(p, c, m, xs, out),
+        _ => chunks_dyn::<T>(p, c, m, xs, out),
     }
 }
