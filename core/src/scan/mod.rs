@@ -34,8 +34,14 @@
 //! kernel of its own: the chunked passes compiled with NEON enabled) run the three passes
 //! over chunks.
 //!
-//! Folds 2 to 8 (2 to 4 on 32-bit targets, whose stacks are small) take these kernels; the
-//! other folds go one element at a time ([`one_by_one`]).
+//! Folds 2 to 8 (2 to 4 on 32-bit targets, whose stacks are small) take these kernels, an
+//! instance per fold. On 64-bit targets every bigger fold (9 to 52 for f64, 9 to 21 for
+//! f32) shares one instance of the chunked passes with the fold read at run time
+//! (`chunks_dyn`, compiled for the portable path and inside the AVX-512, AVX2 and NEON
+//! entries): it runs the three passes slot by slot, each slot adding its two terms of the
+//! conversion to every element's running conversion in the conversion's order, so its
+//! scratch arrays are four chunks (about 4 KiB) whatever the fold. On 32-bit targets the
+//! folds above 4 go one element at a time ([`one_by_one`]).
 
 // The passes index [slot][element] arrays by both numbers on purpose.
 #![allow(clippy::needless_range_loop)]
