@@ -31,47 +31,55 @@ pub(super) struct Conversion<const K: usize> {
     pub(super) last_mul: f64,
 }
 
+/// How many of the 2k terms of the conversion of window `w` are added scaled by 2^-66
+/// (the top few bins of f64, whose terms could overflow): the first `scaled` ones.
+#[inline(always)]
+fn scaled_terms<T: Float>(w: usize, k: usize) -> usize {
+    if T::BYTES == 8 && w <= 3 {
+        let s = k.min(3 - w);
+        let end = if w == 0 { s.max(2) } else { s.max(1) };
+        if end >= k {
+            2 * k
+        } else {
+            1 + 2 * (end - 1)
+        }
+    } else {
+        0
+    }
+}
+
+/// Slot `j`'s carry coefficient and remainder coefficient in the conversion of window `w`
+/// of fold `k` (`scaled` from [`scaled_terms`]).
+#[inline(always)]
+fn coefficients<T: Float>(w: usize, k: usize, j: usize, scaled: usize) -> (f64, f64) {
+    let expansion = f64::pow2(-T::COMPRESSION_EXP);
+    let down = f64::pow2(-66);
+    // The position of each slot's terms in the order: C_j at 2j - 1 (C_0 at 0), P_j at 2j + 2.
+    let c_pos = if j == 0 { 0 } else { 2 * j - 1 };
+    let p_pos = 2 * j + 2;
+    let mut fc = T::bin_quarter(w + j);
+    if c_pos < scaled {
+        fc *= down;
+    }
+    let mut fp = 1.0;
+    if p_pos.min(2 * k - 1) < scaled {
+        fp *= down;
+    }
+    if w == 0 && j == 0 {
+        fc *= expansion;
+        fp *= expansion;
+    }
+    (fc, fp)
+}
+
 impl<const K: usize> Conversion<K> {
     #[inline(always)]
     pub(super) fn new<T: Float>(w: usize) -> Self {
         // ufp(B)/4 = B/6 exactly, in stored units.
         let quarter = |j: usize| T::bin_quarter(w + j);
-        let expansion = f64::pow2(-T::COMPRESSION_EXP);
-        let scaled = if T::BYTES == 8 && w <= 3 {
-            let s = K.min(3 - w);
-            let end = if w == 0 { s.max(2) } else { s.max(1) };
-            if end >= K {
-                2 * K
-            } else {
-                1 + 2 * (end - 1)
-            }
-        } else {
-            0
-        };
-        let down = f64::pow2(-66);
-        // The position of each slot's terms in the order: C_j at 2j - 1 (C_0 at 0), P_j at 2j + 2.
-        let c_pos = |j: usize| if j == 0 { 0 } else { 2 * j - 1 };
-        let p_pos = |j: usize| 2 * j + 2;
-        let fc = core::array::from_fn(|j| {
-            let mut f = quarter(j);
-            if c_pos(j) < scaled {
-                f *= down;
-            }
-            if w == 0 && j == 0 {
-                f *= expansion;
-            }
-            f
-        });
-        let fp = core::array::from_fn(|j| {
-            let mut f = 1.0;
-            if p_pos(j).min(2 * K - 1) < scaled {
-                f *= down;
-            }
-            if w == 0 && j == 0 {
-                f *= expansion;
-            }
-            f
-        });
+        let scaled = scaled_terms::<T>(w, K);
+        let fc = core::array::from_fn(|j| coefficients::<T>(w, K, j, scaled).0);
+        let fp = core::array::from_fn(|j| coefficients::<T>(w, K, j, scaled).1);
         let q = core::array::from_fn(quarter);
         let inv_q = core::array::from_fn(|j| 1.0 / quarter(j));
         let up = f64::pow2(66);
@@ -120,5 +128,53 @@ impl<const K: usize> Conversion<K> {
         }
         y = y * self.mul[2 * K - 1] + rem[K - 1] * self.fp[K - 1];
         y * self.last_mul
+    }
+}
+
+/// The conversion of a window of a fold known only at run time (the big folds), slot by
+/// slot: the same terms, coefficients and scalings as [`Conversion`], computed when asked
+/// (no arrays, so no bound on the fold).
+pub(super) struct DynConversion {
+    w: usize,
+    k: usize,
+    scaled: usize,
+}
+
+impl DynConversion {
+    #[inline(always)]
+    pub(super) fn new<T: Float>(w: usize, k: usize) -> Self {
+        DynConversion {
+            w,
+            k,
+            scaled: scaled_terms::<T>(w, k),
+        }
+    }
+
+    /// Slot `j`'s carry unit Q, its inverse, and its carry and remainder coefficients.
+    #[inline(always)]
+    pub(super) fn slot<T: Float>(&self, j: usize) -> (f64, f64, f64, f64) {
+        let q = T::bin_quarter(self.w + j);
+        let (fc, fp) = coefficients::<T>(self.w, self.k, j, self.scaled);
+        (q, 1.0 / q, fc, fp)
+    }
+
+    /// What Y is multiplied by before adding term `t` (`Conversion::mul`).
+    #[inline(always)]
+    pub(super) fn mul(&self, t: usize) -> f64 {
+        if self.scaled > 0 && self.scaled < 2 * self.k && t == self.scaled {
+            f64::pow2(66)
+        } else {
+            1.0
+        }
+    }
+
+    /// What Y is multiplied by after the last term (`Conversion::last_mul`).
+    #[inline(always)]
+    pub(super) fn last_mul(&self) -> f64 {
+        if self.scaled == 2 * self.k {
+            f64::pow2(66)
+        } else {
+            1.0
+        }
     }
 }

@@ -34,8 +34,14 @@
 //! kernel of its own: the chunked passes compiled with NEON enabled) run the three passes
 //! over chunks.
 //!
-//! Folds 2 to 8 (2 to 4 on 32-bit targets, whose stacks are small) take these kernels; the
-//! other folds go one element at a time ([`one_by_one`]).
+//! Folds 2 to 8 (2 to 4 on 32-bit targets, whose stacks are small) take these kernels, an
+//! instance per fold. On 64-bit targets every bigger fold (9 to 52 for f64, 9 to 21 for
+//! f32) shares one instance of the chunked passes with the fold read at run time
+//! (`chunks_dyn`, compiled for the portable path and inside the AVX-512, AVX2 and NEON
+//! entries): it runs the three passes slot by slot, each slot adding its two terms of the
+//! conversion to every element's running conversion in the conversion's order, so its
+//! scratch arrays are four chunks (about 4 KiB) whatever the fold. On 32-bit targets the
+//! folds above 4 go one element at a time ([`one_by_one`]).
 
 // The passes index [slot][element] arrays by both numbers on purpose.
 #![allow(clippy::needless_range_loop)]
@@ -49,11 +55,11 @@ mod tests;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-use crate::binned::{self, Meta};
+use crate::binned::{self, Meta, FOLD_CAP};
 use crate::float::Float;
 use crate::simd::Platform;
-use chunks::chunks;
-use convert::{split, Conversion};
+use chunks::{chunks, chunks_dyn};
+use convert::{split, Conversion, DynConversion};
 
 /// Elements per chunk: the scratch arrays take about `2 * K * CHUNK * 8` bytes of stack
 /// (smaller on 32-bit targets, where stacks are small).
@@ -89,6 +95,9 @@ pub(crate) fn running<T: Float>(
         6 if WIDE => running_k::<T, 6>(pf, p, c, m, xs, out),
         7 if WIDE => running_k::<T, 7>(pf, p, c, m, xs, out),
         8 if WIDE => running_k::<T, 8>(pf, p, c, m, xs, out),
+        // Every bigger fold (9 to 52) on 64-bit targets: one instance, the fold read at
+        // run time; on 32-bit targets one element at a time.
+        k if WIDE && k <= FOLD_CAP && c.len() == k => running_dyn(pf, p, c, m, xs, out),
         _ => one_by_one(p, c, m, xs, out),
     }
 }
@@ -130,5 +139,24 @@ fn running_k<T: Float, const K: usize>(
         crate::simd::Path::Neon => unsafe { arm::neon::<T, K>(pw, cw, m, xs, out) },
         crate::simd::Path::Scalar => one_by_one(&mut pw[..], &mut cw[..], m, xs, out),
         _ => chunks::<T, K>(pw, cw, m, xs, out),
+    }
+}
+
+// Not inlined, as `running_k`.
+#[inline(never)]
+fn running_dyn<T: Float>(pf: Platform, p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T], out: &mut [T]) {
+    match pf.path() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a `Platform` of this path is made only after checking that the CPU
+        // supports it (`Platform::new`, `Platform::detected`).
+        crate::simd::Path::Avx512 => unsafe { x86::avx512_dyn::<T>(p, c, m, xs, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        crate::simd::Path::Avx2 => unsafe { x86::avx2_dyn::<T>(p, c, m, xs, out) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, for NEON.
+        crate::simd::Path::Neon => unsafe { arm::neon_dyn::<T>(p, c, m, xs, out) },
+        crate::simd::Path::Scalar => one_by_one(p, c, m, xs, out),
+        _ => chunks_dyn::<T>(p, c, m, xs, out),
     }
 }

@@ -85,8 +85,8 @@ fn inputs(kind: usize, seed: u64, xs: &mut [f64]) {
 
 /// `running` from a state reached by `pre` against `one_by_one`, by bits.
 fn same<T: Float>(pf: Platform, k: usize, pre: &[T], xs: &[T], what: &str) {
-    let mut p = [T::ZERO; 12];
-    let mut c = [T::ZERO; 12];
+    let mut p = [T::ZERO; 52];
+    let mut c = [T::ZERO; 52];
     let mut m = Meta::default();
     let mut buf = [T::ZERO; N];
     one_by_one(&mut p[..k], &mut c[..k], &mut m, pre, &mut buf[..pre.len()]);
@@ -110,21 +110,30 @@ fn same<T: Float>(pf: Platform, k: usize, pre: &[T], xs: &[T], what: &str) {
         binned::value(&p[..k], &c[..k], &m),
         binned::value(&p2[..k], &c2[..k], &m2),
     );
-    assert_eq!(v1.bits(), v2.bits(), "{what}: final state");
+    assert_eq!(
+        v1.bits(),
+        v2.bits(),
+        "{what}: final state, {} elements, fold {k}, path {:?}",
+        xs.len(),
+        pf.path()
+    );
 }
 
 fn all_kinds<T: Float>(pf: Platform) {
     let mut raw = [0.0f64; N];
     let mut xs = [T::ZERO; N];
     let mut pre = [T::ZERO; 8];
-    // Miri runs only the portable path, slowly: fewer and shorter inputs.
+    // Miri runs only the portable path, slowly: fewer and shorter inputs. The big folds
+    // (9 and up, one instance with the fold read at run time): some of every range, up to
+    // the largest of the type (52 for f64, 21 for f32).
+    let max = if T::BYTES == 8 { 52 } else { 21 };
     let (seeds, lens, folds): (u64, &[usize], &[usize]) = if cfg!(miri) {
         (1, &[0, 1, 9, 17, 40], &[2, 3, 8, 11])
     } else {
         (
             3,
             &[0, 1, 7, 8, 9, 15, 16, 17, 100, 1001, N],
-            &[2, 3, 4, 5, 6, 8, 11],
+            &[2, 3, 4, 5, 6, 8, 9, 11, 16, 21, 32, 52],
         )
     };
     for kind in 0..13 {
@@ -136,7 +145,7 @@ fn all_kinds<T: Float>(pf: Platform) {
             for (x, &r) in pre.iter_mut().zip(raw.iter().rev()) {
                 *x = T::from_f64_round(r);
             }
-            for &k in folds {
+            for &k in folds.iter().filter(|&&k| k <= max) {
                 for &len in lens {
                     same::<T>(pf, k, &[], &xs[..len], "fresh");
                     same::<T>(pf, k, &pre[..(seed as usize * 3 + 2)], &xs[..len], "started");
@@ -147,11 +156,42 @@ fn all_kinds<T: Float>(pf: Platform) {
 }
 
 /// Every compiled path this CPU runs (passed as a value), both types, folds 2 to 8 and
-/// one above, every kind of input: the bits of the element-by-element definition.
+/// big folds up to the largest, every kind of input: the bits of the element-by-element
+/// definition.
 #[test]
 fn scan_matches_one_by_one() {
     for pf in Platform::all().into_iter().flatten() {
         all_kinds::<f64>(pf);
         all_kinds::<f32>(pf);
+    }
+}
+
+/// Every big fold (9 to 52 for f64, 9 to 21 for f32) on every path, on inputs of every
+/// kind a little longer than a chunk (shorter under Miri): the bits of the
+/// element-by-element definition.
+#[test]
+fn scan_matches_one_by_one_every_big_fold() {
+    let len = if cfg!(miri) { 20 } else { 300 };
+    let (kinds, step) = if cfg!(miri) {
+        (&[0usize, 4, 5][..], 7)
+    } else {
+        (&[0usize, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12][..], 1)
+    };
+    let mut raw = [0.0f64; N];
+    for pf in Platform::all().into_iter().flatten() {
+        if cfg!(miri) && pf.path() != crate::simd::Path::Portable {
+            continue;
+        }
+        for &kind in kinds {
+            inputs(kind, 7, &mut raw[..len]);
+            let x64: [f64; N] = core::array::from_fn(|i| raw[i]);
+            let x32: [f32; N] = core::array::from_fn(|i| raw[i] as f32);
+            for k in (9..=52).step_by(step) {
+                same::<f64>(pf, k, &x64[len - 3..len], &x64[..len], "big fold f64");
+            }
+            for k in (9..=21).step_by(step) {
+                same::<f32>(pf, k, &x32[len - 3..len], &x32[..len], "big fold f32");
+            }
+        }
     }
 }

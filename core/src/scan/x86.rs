@@ -681,6 +681,24 @@ pub(super) unsafe fn avx2<T: Float, const K: usize>(
     }
 }
 
+/// The chunked passes for a fold read at run time (the big folds), compiled for AVX-512.
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn avx512_dyn<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T], out: &mut [T]) {
+    super::chunks_dyn::<T>(p, c, m, xs, out)
+}
+
+/// The chunked passes for a fold read at run time, compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn avx2_dyn<T: Float>(p: &mut [T], c: &mut [T], m: &mut Meta, xs: &[T], out: &mut [T]) {
+    super::chunks_dyn::<T>(p, c, m, xs, out)
+}
+
 /// The constants of the fast path for a state: the window's reference values, the
 /// carry units, the raising threshold, the remainders and carries.
 struct Setup<const K: usize> {
