@@ -1372,6 +1372,102 @@ adn_status adn_hip_sum_rows_f32(const float *x, size_t rows, size_t cols, size_t
  */
 adn_status adn_hip_sum_rows_f32_stream(const float *x, size_t rows, size_t cols, size_t row_stride, unsigned int fold, float *out, void *stream);
 
+/**
+ * The reproducible sum of the doubles of each key on CUDA: `out[k]` gets the bits of
+ * `adn_sum_by_key_f64` (the sum of every `x[i]` with `keys[i] == k` alone, +0 for a key no
+ * value has). `x` and `out` are both device memory of one device (used in place; `keys` host
+ * memory or on that device) or all three host memory (copied through the current device).
+ * A key out of range is `ADN_KEY_OUT_OF_RANGE`, found (for device keys, on the device)
+ * before anything is written. `ADN_NOT_BUILT` in a build without this back end.
+ *
+ * # Safety
+ * As `adn_sum_by_key_f64`, the pointers in host or device memory (not read in a build
+ * without this back end).
+ */
+adn_status adn_cuda_sum_by_key_f64(const double *x, const int64_t *keys, size_t n, size_t nkeys, unsigned int fold, double *out);
+
+/**
+ * As `adn_cuda_sum_by_key_f64`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_sum_by_key_f64`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_cuda_sum_by_key_f64_stream(const double *x, const int64_t *keys, size_t n, size_t nkeys, unsigned int fold, double *out, void *stream);
+
+/**
+ * The reproducible sum of the floats of each key on CUDA: `out[k]` gets the bits of
+ * `adn_sum_by_key_f32` (the sum of every `x[i]` with `keys[i] == k` alone, +0 for a key no
+ * value has). `x` and `out` are both device memory of one device (used in place; `keys` host
+ * memory or on that device) or all three host memory (copied through the current device).
+ * A key out of range is `ADN_KEY_OUT_OF_RANGE`, found (for device keys, on the device)
+ * before anything is written. `ADN_NOT_BUILT` in a build without this back end.
+ *
+ * # Safety
+ * As `adn_sum_by_key_f32`, the pointers in host or device memory (not read in a build
+ * without this back end).
+ */
+adn_status adn_cuda_sum_by_key_f32(const float *x, const int64_t *keys, size_t n, size_t nkeys, unsigned int fold, float *out);
+
+/**
+ * As `adn_cuda_sum_by_key_f32`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_sum_by_key_f32`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_cuda_sum_by_key_f32_stream(const float *x, const int64_t *keys, size_t n, size_t nkeys, unsigned int fold, float *out, void *stream);
+
+/**
+ * The reproducible sum of the doubles of each key on HIP: `out[k]` gets the bits of
+ * `adn_sum_by_key_f64` (the sum of every `x[i]` with `keys[i] == k` alone, +0 for a key no
+ * value has). `x` and `out` are both device memory of one device (used in place; `keys` host
+ * memory or on that device) or all three host memory (copied through the current device).
+ * A key out of range is `ADN_KEY_OUT_OF_RANGE`, found (for device keys, on the device)
+ * before anything is written. `ADN_NOT_BUILT` in a build without this back end.
+ *
+ * # Safety
+ * As `adn_sum_by_key_f64`, the pointers in host or device memory (not read in a build
+ * without this back end).
+ */
+adn_status adn_hip_sum_by_key_f64(const double *x, const int64_t *keys, size_t n, size_t nkeys, unsigned int fold, double *out);
+
+/**
+ * As `adn_hip_sum_by_key_f64`, ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_sum_by_key_f64`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_hip_sum_by_key_f64_stream(const double *x, const int64_t *keys, size_t n, size_t nkeys, unsigned int fold, double *out, void *stream);
+
+/**
+ * The reproducible sum of the floats of each key on HIP: `out[k]` gets the bits of
+ * `adn_sum_by_key_f32` (the sum of every `x[i]` with `keys[i] == k` alone, +0 for a key no
+ * value has). `x` and `out` are both device memory of one device (used in place; `keys` host
+ * memory or on that device) or all three host memory (copied through the current device).
+ * A key out of range is `ADN_KEY_OUT_OF_RANGE`, found (for device keys, on the device)
+ * before anything is written. `ADN_NOT_BUILT` in a build without this back end.
+ *
+ * # Safety
+ * As `adn_sum_by_key_f32`, the pointers in host or device memory (not read in a build
+ * without this back end).
+ */
+adn_status adn_hip_sum_by_key_f32(const float *x, const int64_t *keys, size_t n, size_t nkeys, unsigned int fold, float *out);
+
+/**
+ * As `adn_hip_sum_by_key_f32`, ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_sum_by_key_f32`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_hip_sum_by_key_f32_stream(const float *x, const int64_t *keys, size_t n, size_t nkeys, unsigned int fold, float *out, void *stream);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

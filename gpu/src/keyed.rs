@@ -152,8 +152,8 @@ impl<R: Runtime> Device<R> {
         }
         let sgrid = nparts.min(self.multiprocessors as u64 * 8) as u32;
         let ssmem = 8 * (KEY_BLOCK + 1);
-        // SAFETY (the three scans): the counts (`words`), the parts (`nparts`) and the
-        // cursors (`words`) were allocated above; the launches are ordered on the stream.
+        // SAFETY: the three scans' counts (`words`), parts (`nparts`) and cursors (`words`)
+        // were allocated above; the launches are ordered on the stream.
         unsafe {
             let up: Args<SCAN_UP_PARAMS> = Args([counts, words, parts]);
             self.launch(&k.scan_up, sgrid, KEY_BLOCK, ssmem, stream, up)?;
