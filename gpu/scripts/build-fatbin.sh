@@ -20,7 +20,7 @@ ver="$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
 archs="${RS_ARCHS:-75 80 86 89 90}"
 gencode=()
 for a in $archs; do gencode+=(-gencode "arch=compute_$a,code=sm_$a"); done
-"$NVCC" -fatbin -O3 -std=c++17 \
+"$NVCC" -fatbin -O3 -std=c++17 --threads "${RS_NVCC_THREADS:-2}" \
   -fmad=false -ftz=false -prec-div=true -prec-sqrt=true \
   -Xfatbin=-compress-all \
   "${gencode[@]}" \
