@@ -255,6 +255,9 @@ module reprosum
   public :: adn_cuda_sum_by_key_f64, adn_cuda_sum_by_key_f64_stream, adn_cuda_sum_by_key_f32
   public :: adn_cuda_sum_by_key_f32_stream, adn_hip_sum_by_key_f64, adn_hip_sum_by_key_f64_stream
   public :: adn_hip_sum_by_key_f32, adn_hip_sum_by_key_f32_stream
+  public :: adn_cuda_segmented_cumsum_f64, adn_cuda_segmented_cumsum_f64_stream, adn_cuda_segmented_cumsum_f32
+  public :: adn_cuda_segmented_cumsum_f32_stream, adn_hip_segmented_cumsum_f64, adn_hip_segmented_cumsum_f64_stream
+  public :: adn_hip_segmented_cumsum_f32, adn_hip_segmented_cumsum_f32_stream
 
   interface
     ! ---- host: segmented, row and keyed sums, segmented cumulative sums (reprosum.h) ----
@@ -1171,6 +1174,90 @@ module reprosum
       type(c_ptr), value :: stream
       integer(c_int32_t) :: st
     end function adn_hip_sum_by_key_f32_stream
+    function adn_cuda_segmented_cumsum_f64(input, out, offsets, nseg, fold) &
+        bind(C, name="adn_cuda_segmented_cumsum_f64") result(st)
+      import
+      type(c_ptr), value :: input
+      type(c_ptr), value :: out
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      integer(c_int32_t) :: st
+    end function adn_cuda_segmented_cumsum_f64
+    function adn_cuda_segmented_cumsum_f64_stream(input, out, offsets, nseg, fold, stream) &
+        bind(C, name="adn_cuda_segmented_cumsum_f64_stream") result(st)
+      import
+      type(c_ptr), value :: input
+      type(c_ptr), value :: out
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_cuda_segmented_cumsum_f64_stream
+    function adn_cuda_segmented_cumsum_f32(input, out, offsets, nseg, fold) &
+        bind(C, name="adn_cuda_segmented_cumsum_f32") result(st)
+      import
+      type(c_ptr), value :: input
+      type(c_ptr), value :: out
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      integer(c_int32_t) :: st
+    end function adn_cuda_segmented_cumsum_f32
+    function adn_cuda_segmented_cumsum_f32_stream(input, out, offsets, nseg, fold, stream) &
+        bind(C, name="adn_cuda_segmented_cumsum_f32_stream") result(st)
+      import
+      type(c_ptr), value :: input
+      type(c_ptr), value :: out
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_cuda_segmented_cumsum_f32_stream
+    function adn_hip_segmented_cumsum_f64(input, out, offsets, nseg, fold) &
+        bind(C, name="adn_hip_segmented_cumsum_f64") result(st)
+      import
+      type(c_ptr), value :: input
+      type(c_ptr), value :: out
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      integer(c_int32_t) :: st
+    end function adn_hip_segmented_cumsum_f64
+    function adn_hip_segmented_cumsum_f64_stream(input, out, offsets, nseg, fold, stream) &
+        bind(C, name="adn_hip_segmented_cumsum_f64_stream") result(st)
+      import
+      type(c_ptr), value :: input
+      type(c_ptr), value :: out
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_hip_segmented_cumsum_f64_stream
+    function adn_hip_segmented_cumsum_f32(input, out, offsets, nseg, fold) &
+        bind(C, name="adn_hip_segmented_cumsum_f32") result(st)
+      import
+      type(c_ptr), value :: input
+      type(c_ptr), value :: out
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      integer(c_int32_t) :: st
+    end function adn_hip_segmented_cumsum_f32
+    function adn_hip_segmented_cumsum_f32_stream(input, out, offsets, nseg, fold, stream) &
+        bind(C, name="adn_hip_segmented_cumsum_f32_stream") result(st)
+      import
+      type(c_ptr), value :: input
+      type(c_ptr), value :: out
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: nseg
+      integer(c_int), value :: fold
+      type(c_ptr), value :: stream
+      integer(c_int32_t) :: st
+    end function adn_hip_segmented_cumsum_f32_stream
   end interface
 
   interface

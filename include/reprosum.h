@@ -1468,6 +1468,96 @@ adn_status adn_hip_sum_by_key_f32(const float *x, const int64_t *keys, size_t n,
  */
 adn_status adn_hip_sum_by_key_f32_stream(const float *x, const int64_t *keys, size_t n, size_t nkeys, unsigned int fold, float *out, void *stream);
 
+/**
+ * The reproducible cumulative sum of each segment of `input` on CUDA, starting afresh at every
+ * segment: `out[j]` gets the bits of `adn_segmented_cumsum_f64` (the sum of the segment's
+ * values up to `j` alone). `input` and `out` are both device memory of one device (used in
+ * place) or both host memory (copied through the current device); `out == input` is
+ * allowed, any other overlap is `ADN_OVERLAP`. `offsets` (`nseg + 1` entries, the last the
+ * number of values) is host memory or on the device of `input`: host offsets are checked
+ * on the host, device offsets on the device, before anything is written.
+ * `ADN_NOT_BUILT` in a build without this back end.
+ *
+ * # Safety
+ * As `adn_segmented_cumsum_f64`, the pointers in host or device memory (not read in a build
+ * without this back end).
+ */
+adn_status adn_cuda_segmented_cumsum_f64(const double *input, double *out, const size_t *offsets, size_t nseg, unsigned int fold);
+
+/**
+ * As `adn_cuda_segmented_cumsum_f64`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_segmented_cumsum_f64`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_cuda_segmented_cumsum_f64_stream(const double *input, double *out, const size_t *offsets, size_t nseg, unsigned int fold, void *stream);
+
+/**
+ * The reproducible cumulative sum of each segment of floats on CUDA. As
+ * `adn_cuda_segmented_cumsum_f64`.
+ *
+ * # Safety
+ * As `adn_cuda_segmented_cumsum_f64`, with floats.
+ */
+adn_status adn_cuda_segmented_cumsum_f32(const float *input, float *out, const size_t *offsets, size_t nseg, unsigned int fold);
+
+/**
+ * As `adn_cuda_segmented_cumsum_f32`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_cuda_segmented_cumsum_f32`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_cuda_segmented_cumsum_f32_stream(const float *input, float *out, const size_t *offsets, size_t nseg, unsigned int fold, void *stream);
+
+/**
+ * The reproducible cumulative sum of each segment of `input` on HIP, starting afresh at every
+ * segment: `out[j]` gets the bits of `adn_segmented_cumsum_f64` (the sum of the segment's
+ * values up to `j` alone). `input` and `out` are both device memory of one device (used in
+ * place) or both host memory (copied through the current device); `out == input` is
+ * allowed, any other overlap is `ADN_OVERLAP`. `offsets` (`nseg + 1` entries, the last the
+ * number of values) is host memory or on the device of `input`: host offsets are checked
+ * on the host, device offsets on the device, before anything is written.
+ * `ADN_NOT_BUILT` in a build without this back end.
+ *
+ * # Safety
+ * As `adn_segmented_cumsum_f64`, the pointers in host or device memory (not read in a build
+ * without this back end).
+ */
+adn_status adn_hip_segmented_cumsum_f64(const double *input, double *out, const size_t *offsets, size_t nseg, unsigned int fold);
+
+/**
+ * As `adn_hip_segmented_cumsum_f64`, ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_segmented_cumsum_f64`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_hip_segmented_cumsum_f64_stream(const double *input, double *out, const size_t *offsets, size_t nseg, unsigned int fold, void *stream);
+
+/**
+ * The reproducible cumulative sum of each segment of floats on HIP. As
+ * `adn_hip_segmented_cumsum_f64`.
+ *
+ * # Safety
+ * As `adn_hip_segmented_cumsum_f64`, with floats.
+ */
+adn_status adn_hip_segmented_cumsum_f32(const float *input, float *out, const size_t *offsets, size_t nseg, unsigned int fold);
+
+/**
+ * As `adn_hip_segmented_cumsum_f32`, ordered on `stream` (a `hipStream_t`; NULL is the default
+ * stream); returns once `out` is written.
+ *
+ * # Safety
+ * As `adn_hip_segmented_cumsum_f32`; `stream` is NULL or a live stream of the device that runs
+ * the call.
+ */
+adn_status adn_hip_segmented_cumsum_f32_stream(const float *input, float *out, const size_t *offsets, size_t nseg, unsigned int fold, void *stream);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

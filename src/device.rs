@@ -118,8 +118,10 @@ pub enum DeviceErrorKind {
     /// A fold outside the format's (2..=52 for f64, 2..=21 for f32; the GPU takes every one).
     UnsupportedFold,
     /// A pointer the device cannot use (null, misaligned, another device, input and output in
-    /// different memories, overlapping).
+    /// different memories).
     InvalidPointer,
+    /// An output overlapping an input where the call does not allow it.
+    Overlap,
     /// A driver or runtime call failed, or the device failed its arithmetic probe.
     Failed,
     /// A failure that the library's own checks should have prevented (a bug).
@@ -144,6 +146,7 @@ impl DeviceError {
                     G::CapacityExceeded => DeviceErrorKind::Core(Error::CapacityExceeded),
                     G::LengthMismatch => DeviceErrorKind::Core(Error::LengthMismatch),
                     G::InvalidPointer(_) => DeviceErrorKind::InvalidPointer,
+                    G::Overlap(_) => DeviceErrorKind::Overlap,
                     G::Core(e) => DeviceErrorKind::Core(*e),
                     _ => DeviceErrorKind::Internal,
                 }
@@ -599,6 +602,72 @@ pub fn sum_by_key_on<T: Float>(
             _ => return Err(Error::LengthMismatch.into()),
         }
         Ok(())
+    })
+}
+
+/// The reproducible cumulative sum of each segment on `device`, starting afresh at every
+/// segment: for `j` in segment `i`, `out[j]` has the bits of [`crate::segmented_cumsum_with`]
+/// at `fold` (the sum of `xs[offsets[i]..=j]` alone), on every device.
+///
+/// # Errors
+/// As [`crate::segmented_cumsum_with`], [`DeviceError::NotBuilt`], `DeviceError::Gpu`.
+/// Nothing is written on an error.
+pub fn segmented_cumsum_on<T: Float>(
+    device: Device,
+    xs: &[T],
+    offsets: &[usize],
+    out: &mut [T],
+    fold: usize,
+) -> Result<(), DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    if device == Device::Cpu {
+        return Ok(crate::segmented_cumsum_with(
+            xs,
+            offsets,
+            out,
+            &crate::Options::with_fold(fold),
+        )?);
+    }
+    on_device!(device, gpu, n => {
+        let dev = gpu::device(n)?;
+        let stream = gpu::Stream::DEFAULT;
+        match (as_f64_or_f32(xs), as_f64_or_f32_mut(out)) {
+            (Typed::F64(x), TypedMut::F64(o)) => dev.segmented_cumsum_host(x, offsets, o, fold, stream)?,
+            (Typed::F32(x), TypedMut::F32(o)) => dev.segmented_cumsum_host(x, offsets, o, fold, stream)?,
+            _ => return Err(Error::LengthMismatch.into()),
+        }
+        Ok(())
+    })
+}
+
+/// The reproducible cumulative sum of each segment on a GPU, from pointers: `offsets`
+/// (`nseg + 1` entries, the last the number of values) in host memory or on the device of
+/// `input`; `input` and `out` both in device memory of one device (used in place) or both
+/// in host memory (copied); `out == input` allowed, other overlap an error. Device offsets
+/// are checked on the device before anything is written. This is what the C library's
+/// `adn_cuda_segmented_cumsum_*` call.
+///
+/// # Safety
+/// `offsets` points to `nseg + 1` readable aligned `usize`, `input` to as many readable
+/// values as the last says, `out` to as many writable ones; `stream` as for [`sum_ptr`].
+///
+/// # Errors
+/// As [`segmented_cumsum_on`]; `DeviceError::Gpu` for pointers the device cannot use.
+pub unsafe fn segmented_cumsum_ptr<T: Float>(
+    backend: Backend,
+    input: *const T,
+    out: *mut T,
+    offsets: *const usize,
+    nseg: usize,
+    fold: usize,
+    stream: *mut core::ffi::c_void,
+) -> Result<(), DeviceError> {
+    crate::DynAccumulator::<T>::new(fold)?;
+    let _ = (input, out, offsets, nseg, stream);
+    on_backend!(backend, gpu => match T::DTYPE {
+        // SAFETY (both arms): as in `sum_ptr`.
+        Dtype::F64 => Ok(unsafe { gpu::segmented_cumsum_ptr(input.cast::<f64>(), out.cast::<f64>(), offsets, nseg, fold, stream) }?),
+        Dtype::F32 => Ok(unsafe { gpu::segmented_cumsum_ptr(input.cast::<f32>(), out.cast::<f32>(), offsets, nseg, fold, stream) }?),
     })
 }
 

@@ -38,7 +38,8 @@ pub use device::accumulate_on;
 pub use device::{add_ptr, cumsum_from_ptr, cumsum_ptr, sum_ptr, Backend, DeviceErrorKind};
 pub use device::{cumsum_from_on, cumsum_on, sum_on, Device, DeviceError};
 pub use device::{
-    segmented_sum_on, segmented_sum_ptr, sum_by_key_on, sum_by_key_ptr, sum_rows_on, sum_rows_ptr,
+    segmented_cumsum_on, segmented_cumsum_ptr, segmented_sum_on, segmented_sum_ptr, sum_by_key_on,
+    sum_by_key_ptr, sum_rows_on, sum_rows_ptr,
 };
 pub use pool::{num_threads, set_num_threads};
 pub use segmented::{

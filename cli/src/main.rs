@@ -81,8 +81,8 @@ for any order of the values, any thread count, any block size and any device.
 
 Index files (--segments, --keys): a 1-D .npy array of int32, int64, uint32 or uint64, or
 text integers under the same rules as text values. With either option the values are read
-into memory, one line per segment or key; sum --segments and --keys run on any --device,
-cumsum --segments on the CPU only (--device cpu).
+into memory, one line per segment or key; sum --segments, sum --keys and cumsum --segments
+run on any --device.
 
 Exit status: 0 success; 1 data error (unreadable or malformed input, no usable device, a
 failed write); 2 usage error (bad arguments, --dtype missing, --fold out of range). Every
@@ -317,17 +317,6 @@ fn sum_line<T: Elem>(o: Opened, a: &SumArgs) -> Result<(), CliError> {
     print_stdout(&line)
 }
 
-/// `cumsum --segments` runs on the CPU only, and refuses another device up front (`sum
-/// --segments` and `sum --keys` run on every device).
-fn cpu_only(device: Device, option: &str) -> Result<(), CliError> {
-    if device == Device::Cpu {
-        return Ok(());
-    }
-    Err(CliError::usage(format!(
-        "{option} runs on the CPU only (--device cpu); the GPU's segmented cumulative sums are not built yet"
-    )))
-}
-
 /// The values and an index file cannot both be standard input.
 fn one_stdin(file: &std::path::Path, index: &std::path::Path, option: &str) -> Result<(), CliError> {
     if file.as_os_str() == "-" && index.as_os_str() == "-" {
@@ -491,15 +480,24 @@ fn render<T: Elem>(xs: &[T], format: Format, big_endian: bool, out: &mut Vec<u8>
 
 /// `cumsum --segments`: the values in memory, each segment's running sums from 0.
 fn segmented_cumsum_to<T: Elem>(o: Opened, a: &CumsumArgs, path: &std::path::Path) -> Result<(), CliError> {
-    cpu_only(a.input.device, "--segments")?;
     one_stdin(&a.input.file, path, "--segments")?;
+    open_device::<T>(a.input.device, a.input.fold)?;
     let format = o.format;
     let header = o.header;
     let big_endian = header.is_some_and(|h| h.big_endian);
     let mut xs = read_all::<T>(o)?;
     let offsets = read_offsets(path, xs.len())?;
     let opts = reprosum::Options::with_fold(a.input.fold);
-    reprosum::segmented_cumsum_in_place_with(&mut xs, &offsets, &opts)?;
+    if a.input.device == Device::Cpu {
+        reprosum::segmented_cumsum_in_place_with(&mut xs, &offsets, &opts)?;
+    } else {
+        let mut out: Vec<T> = Vec::new();
+        out.try_reserve_exact(xs.len())
+            .map_err(|_| CliError::data("out of memory for the running sums".to_string()))?;
+        out.resize(xs.len(), T::ZERO);
+        reprosum::segmented_cumsum_on(a.input.device, &xs, &offsets, &mut out, a.input.fold)?;
+        xs = out;
+    }
     let mut sink = Sink::create(&a.output)?;
     if let Some(h) = header {
         sink.write(&npy::write_header(h.dtype, h.big_endian, h.len))?;

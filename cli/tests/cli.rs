@@ -1650,6 +1650,30 @@ fn segmented_cumsum_matches_the_library_by_bits() {
     ]);
     let got: Vec<u64> = got.lines().map(|l| l.parse::<f64>().unwrap().to_bits()).collect();
     assert_eq!(got, want.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    // On a GPU: the same bits there, or a one-line device error and no output file.
+    for dev in ["cuda", "hip"] {
+        let out = d.path(&format!("out_{dev}.npy"));
+        let r = run(&[
+            "cumsum",
+            p(&v),
+            "--fold",
+            "4",
+            "--segments",
+            p(&o),
+            "-o",
+            p(&out),
+            "--device",
+            dev,
+        ]);
+        if r.status.success() {
+            let bytes = std::fs::read(&out).unwrap();
+            assert_eq!(npy_parts(&bytes).1, bytes_f64(&want, true), "{dev}");
+        } else {
+            fails_with(&r, dev);
+            assert_eq!(r.status.code(), Some(1), "{dev}");
+            assert!(!out.exists(), "{dev}: an output file after a failure");
+        }
+    }
 }
 
 #[test]

@@ -21,6 +21,7 @@ fn status_of(e: DeviceError) -> adn_status {
         DeviceErrorKind::OutOfMemory => ADN_OUT_OF_MEMORY,
         DeviceErrorKind::UnsupportedFold => ADN_INVALID_FOLD,
         DeviceErrorKind::InvalidPointer => ADN_INVALID_POINTER,
+        DeviceErrorKind::Overlap => ADN_OVERLAP,
         DeviceErrorKind::Failed => ADN_DEVICE_ERROR,
         _ => ADN_INTERNAL_ERROR,
     }
@@ -191,6 +192,34 @@ unsafe fn segmented_sum<T: Float>(
         }
         // SAFETY: the caller's contract, checked as far as the host can.
         crate::ieee(|| unsafe { facade::segmented_sum_ptr(b, x, offsets, nseg, k, out, stream) })
+            .map_err(status_of)
+    })
+}
+
+/// A segmented cumulative sum on the device: the host checks what it can (the offsets'
+/// pointer and size), then the back end (which reads the number of values from the last
+/// offset, checks the pointers, their overlap and the offsets' values, on the host or, for
+/// device offsets, on the device, before any write).
+///
+/// # Safety
+/// `offsets`: `nseg + 1` readable `size_t` (host or device memory); `input`: as many readable
+/// values as the last offset says, `out` as many writable ones, in the memory of `input`;
+/// `stream` as for [`sum`].
+unsafe fn segmented_cumsum<T: Float>(
+    b: Backend,
+    input: *const T,
+    out: *mut T,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    stream: *mut c_void,
+) -> adn_status {
+    gpu_status(b, || {
+        let k = crate::sum::fold_of::<T>(fold)?;
+        non_null(offsets)?;
+        byte_range(offsets, nseg.checked_add(1).ok_or(ADN_CAPACITY_EXCEEDED)?)?;
+        // SAFETY: the caller's contract, checked as far as the host can.
+        crate::ieee(|| unsafe { facade::segmented_cumsum_ptr(b, input, out, offsets, nseg, k, stream) })
             .map_err(status_of)
     })
 }
@@ -1521,4 +1550,202 @@ pub unsafe extern "C" fn adn_hip_sum_by_key_f32_stream(
 ) -> adn_status {
     // SAFETY: the caller keeps the contract stated above.
     unsafe { sum_by_key::<f32>(Backend::Hip, x, keys, n, nkeys, fold, out, stream) }
+}
+
+/// The reproducible cumulative sum of each segment of `input` on CUDA, starting afresh at every
+/// segment: `out[j]` gets the bits of `adn_segmented_cumsum_f64` (the sum of the segment's
+/// values up to `j` alone). `input` and `out` are both device memory of one device (used in
+/// place) or both host memory (copied through the current device); `out == input` is
+/// allowed, any other overlap is `ADN_OVERLAP`. `offsets` (`nseg + 1` entries, the last the
+/// number of values) is host memory or on the device of `input`: host offsets are checked
+/// on the host, device offsets on the device, before anything is written.
+/// `ADN_NOT_BUILT` in a build without this back end.
+///
+/// # Safety
+/// As `adn_segmented_cumsum_f64`, the pointers in host or device memory (not read in a build
+/// without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_segmented_cumsum_f64(
+    input: *const f64,
+    out: *mut f64,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe {
+        segmented_cumsum::<f64>(
+            Backend::Cuda,
+            input,
+            out,
+            offsets,
+            nseg,
+            fold,
+            core::ptr::null_mut(),
+        )
+    }
+}
+
+/// As `adn_cuda_segmented_cumsum_f64`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_cuda_segmented_cumsum_f64`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_segmented_cumsum_f64_stream(
+    input: *const f64,
+    out: *mut f64,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_cumsum::<f64>(Backend::Cuda, input, out, offsets, nseg, fold, stream) }
+}
+
+/// The reproducible cumulative sum of each segment of floats on CUDA. As
+/// `adn_cuda_segmented_cumsum_f64`.
+///
+/// # Safety
+/// As `adn_cuda_segmented_cumsum_f64`, with floats.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_segmented_cumsum_f32(
+    input: *const f32,
+    out: *mut f32,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe {
+        segmented_cumsum::<f32>(
+            Backend::Cuda,
+            input,
+            out,
+            offsets,
+            nseg,
+            fold,
+            core::ptr::null_mut(),
+        )
+    }
+}
+
+/// As `adn_cuda_segmented_cumsum_f32`, ordered on `stream` (a `cudaStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_cuda_segmented_cumsum_f32`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_cuda_segmented_cumsum_f32_stream(
+    input: *const f32,
+    out: *mut f32,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_cumsum::<f32>(Backend::Cuda, input, out, offsets, nseg, fold, stream) }
+}
+
+/// The reproducible cumulative sum of each segment of `input` on HIP, starting afresh at every
+/// segment: `out[j]` gets the bits of `adn_segmented_cumsum_f64` (the sum of the segment's
+/// values up to `j` alone). `input` and `out` are both device memory of one device (used in
+/// place) or both host memory (copied through the current device); `out == input` is
+/// allowed, any other overlap is `ADN_OVERLAP`. `offsets` (`nseg + 1` entries, the last the
+/// number of values) is host memory or on the device of `input`: host offsets are checked
+/// on the host, device offsets on the device, before anything is written.
+/// `ADN_NOT_BUILT` in a build without this back end.
+///
+/// # Safety
+/// As `adn_segmented_cumsum_f64`, the pointers in host or device memory (not read in a build
+/// without this back end).
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_segmented_cumsum_f64(
+    input: *const f64,
+    out: *mut f64,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe {
+        segmented_cumsum::<f64>(
+            Backend::Hip,
+            input,
+            out,
+            offsets,
+            nseg,
+            fold,
+            core::ptr::null_mut(),
+        )
+    }
+}
+
+/// As `adn_hip_segmented_cumsum_f64`, ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_hip_segmented_cumsum_f64`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_segmented_cumsum_f64_stream(
+    input: *const f64,
+    out: *mut f64,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_cumsum::<f64>(Backend::Hip, input, out, offsets, nseg, fold, stream) }
+}
+
+/// The reproducible cumulative sum of each segment of floats on HIP. As
+/// `adn_hip_segmented_cumsum_f64`.
+///
+/// # Safety
+/// As `adn_hip_segmented_cumsum_f64`, with floats.
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_segmented_cumsum_f32(
+    input: *const f32,
+    out: *mut f32,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe {
+        segmented_cumsum::<f32>(
+            Backend::Hip,
+            input,
+            out,
+            offsets,
+            nseg,
+            fold,
+            core::ptr::null_mut(),
+        )
+    }
+}
+
+/// As `adn_hip_segmented_cumsum_f32`, ordered on `stream` (a `hipStream_t`; NULL is the default
+/// stream); returns once `out` is written.
+///
+/// # Safety
+/// As `adn_hip_segmented_cumsum_f32`; `stream` is NULL or a live stream of the device that runs
+/// the call.
+#[no_mangle]
+pub unsafe extern "C" fn adn_hip_segmented_cumsum_f32_stream(
+    input: *const f32,
+    out: *mut f32,
+    offsets: *const usize,
+    nseg: usize,
+    fold: c_uint,
+    stream: *mut c_void,
+) -> adn_status {
+    // SAFETY: the caller keeps the contract stated above.
+    unsafe { segmented_cumsum::<f32>(Backend::Hip, input, out, offsets, nseg, fold, stream) }
 }

@@ -1737,6 +1737,85 @@ fn gpu_keyed_entry_points_without_a_device() {
     }
 }
 
+#[test]
+fn gpu_segmented_cumsum_entry_points_without_a_device() {
+    use crate::gpu::*;
+    use core::ffi::{c_uint, c_void};
+    let x = [1.0f64, 2.0, 3.0, 4.0];
+    let xf = [1.0f32, 2.0, 3.0, 4.0];
+    let off = [0usize, 1, 4];
+    let null = core::ptr::null_mut();
+    type F64 = unsafe extern "C" fn(*const f64, *mut f64, *const usize, usize, c_uint) -> adn_status;
+    type F32 = unsafe extern "C" fn(*const f32, *mut f32, *const usize, usize, c_uint) -> adn_status;
+    type F64S =
+        unsafe extern "C" fn(*const f64, *mut f64, *const usize, usize, c_uint, *mut c_void) -> adn_status;
+    type F32S =
+        unsafe extern "C" fn(*const f32, *mut f32, *const usize, usize, c_uint, *mut c_void) -> adn_status;
+    let sets: [(&str, bool, bool, F64, F32, F64S, F32S); 2] = [
+        (
+            "cuda",
+            cfg!(feature = "cuda"),
+            gpu_present(true),
+            adn_cuda_segmented_cumsum_f64,
+            adn_cuda_segmented_cumsum_f32,
+            adn_cuda_segmented_cumsum_f64_stream,
+            adn_cuda_segmented_cumsum_f32_stream,
+        ),
+        (
+            "hip",
+            cfg!(feature = "hip"),
+            gpu_present(false),
+            adn_hip_segmented_cumsum_f64,
+            adn_hip_segmented_cumsum_f32,
+            adn_hip_segmented_cumsum_f64_stream,
+            adn_hip_segmented_cumsum_f32_stream,
+        ),
+    ];
+    for (name, built, present, f64c, f32c, f64s, f32s) in sets {
+        if present {
+            println!("{name}: a device is present; the GPU tests check these exports there");
+            continue;
+        }
+        let mut o = [POISON64; 4];
+        let mut of = [POISON32; 4];
+        // SAFETY: valid host pointers of the lengths given; no stream (NULL).
+        let got = unsafe {
+            [
+                f64c(x.as_ptr(), o.as_mut_ptr(), off.as_ptr(), 2, 3),
+                f32c(xf.as_ptr(), of.as_mut_ptr(), off.as_ptr(), 2, 3),
+                f64s(x.as_ptr(), o.as_mut_ptr(), off.as_ptr(), 2, 3, null),
+                f32s(xf.as_ptr(), of.as_mut_ptr(), off.as_ptr(), 2, 3, null),
+            ]
+        };
+        let want = if built { ADN_NO_DEVICE } else { ADN_NOT_BUILT };
+        assert!(got.iter().all(|&s| s == want), "{name}: {got:?}");
+        // Refused on the host before any device work (NOT_BUILT first without the back end);
+        // the rest needs the offsets' memory kind, which only the runtime can tell.
+        // SAFETY: valid host pointers; the calls refuse before reading any.
+        let bad = unsafe {
+            [
+                f64c(x.as_ptr(), o.as_mut_ptr(), core::ptr::null(), 2, 3),
+                f64c(x.as_ptr(), o.as_mut_ptr(), off.as_ptr(), 2, 53),
+                f32c(xf.as_ptr(), of.as_mut_ptr(), off.as_ptr(), 2, 22),
+                f64s(x.as_ptr(), o.as_mut_ptr(), off.as_ptr(), usize::MAX, 3, null),
+            ]
+        };
+        let want_bad = if built {
+            [
+                ADN_NULL_POINTER,
+                ADN_INVALID_FOLD,
+                ADN_INVALID_FOLD,
+                ADN_CAPACITY_EXCEEDED,
+            ]
+        } else {
+            [ADN_NOT_BUILT; 4]
+        };
+        assert_eq!(bad, want_bad, "{name}");
+        assert!(o.iter().all(|v| v.to_bits() == POISON64.to_bits()), "{name}");
+        assert!(of.iter().all(|v| v.to_bits() == POISON32.to_bits()), "{name}");
+    }
+}
+
 /// Whether a CUDA (`cuda`) or HIP device can be used by this build.
 fn gpu_present(cuda: bool) -> bool {
     if cuda {

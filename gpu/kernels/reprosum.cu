@@ -1965,6 +1965,184 @@ RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, 
     if (G.begin(g) == G.end(g)) out[g] = (T)0;
 }
 
+// ---- Segmented cumsums: running sums that start afresh at every segment -----------------
+//
+// Element j of segment g gets the value of the state of x[off[g]..=j]. Tiles of blockDim *
+// RsF<T>::SEG_E positions, one per block (any block size and grid): rs_segcs_reduce writes
+// each tile's tail, the state of its positions from the begin of the group holding its last
+// position (or from the tile's start, if that group began before), and whether that group
+// begins in the tile (a cut); rs_segcs_carry (one block) turns the tails in place into each
+// tile's carry, the state of the positions before the tile of the group holding its first
+// position (a segmented exclusive scan: a cut starts afresh); rs_segcs_scan marks the
+// tile's group begins, scans the threads' states (each the state of the positions after
+// the last begin in its run) with restarts at the begins, merges the carry into the prefix
+// of the positions before the tile's first begin, and replays each thread's positions as
+// rs_tile_scan_one does. rs_seg_prep, before them, finds each tile's first group and checks
+// the offsets. Every running sum is the exact merge of the states of its group's values up
+// to it, so its bits are the core's, whatever the tiles, blocks or grid.
+
+// The tail of tile t and its cut. Shared memory: 16 bytes, then (2K + 1) blockDim values.
+template <typename T, int K, int E>
+RS_DEV void rs_segcs_reduce_body(const T* x, RsGroups G, rs_u64 n, T* tails, rs_u32* cuts, RsFold<K> f) {
+  RS_DYN_SHARED(rs_smem);
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 tile = (rs_u64)B * E;
+  const rs_u64 t = RS_BID;
+  const rs_u64 ts = t * tile;
+  const rs_u64 te = n - ts < tile ? n : ts + tile;  // ts < n: one block per tile
+  const rs_u64 r = G.begin(G.find(te - 1));         // the begin of the last position's group
+  const rs_u64 a0 = r > ts ? r : ts;
+  RsAcc<T, K> a(f);
+  rs_clear(a);
+  for (rs_u64 i = a0 + tid; i < te; i += B) rs_add_one(a, x[i]);
+  rs_block_reduce(a, S);
+  if (tid == 0) {
+    rs_renorm(a);
+    rs_store(tails, t * (rs_u64)(2 * f.get() + 1), 1, a);
+    cuts[t] = r >= ts ? 1u : 0u;
+  }
+}
+
+// The carries, in place of the tails (one block). Shared memory: 16 bytes, (2K + 1)
+// (blockDim + RS_RAKE) values, blockDim + RS_RAKE words.
+template <typename T, int K>
+RS_DEV void rs_segcs_carry_body(T* s, const rs_u32* cuts, rs_u64 cnt, RsFold<K> f) {
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 st = 2 * f.get() + 1;
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  rs_u32* F = reinterpret_cast<rs_u32*>(S + st * (B + RS_RAKE));
+  rs_u64 m = 1;  // tiles per thread: a power of two at least cnt / B (no run-time division)
+  while (m * B < cnt) m <<= 1;
+  const rs_u64 lo = tid * m < cnt ? tid * m : cnt;
+  const rs_u64 hi = lo + m < cnt ? lo + m : cnt;
+  RsAcc<T, K> a(f);
+  rs_clear(a);
+  bool fresh = false;  // a cut in this thread's run: its state starts there
+  for (rs_u64 i = lo; i < hi; ++i) {
+    RsAcc<T, K> o(f);
+    rs_load(s, i * st, 1, o);
+    if (cuts[i]) {
+      a = o;
+      fresh = true;
+    } else {
+      rs_merge_renormed(a, o);
+    }
+  }
+  rs_seg_block_scan(a, fresh, S, F);
+  for (rs_u64 i = lo; i < hi; ++i) {
+    RsAcc<T, K> o(f);
+    rs_load(s, i * st, 1, o);
+    rs_store(s, i * st, 1, a);
+    if (cuts[i]) {
+      a = o;
+    } else {
+      rs_merge_renormed(a, o);
+    }
+  }
+}
+
+// The running sums of tile t. Shared memory: 16 bytes, (2K + 1) (blockDim + RS_RAKE)
+// values, the tile (blockDim * (E + 1) values, padded), blockDim + RS_RAKE words, then
+// blockDim * E bytes (the begins).
+template <typename T, int K, int E>
+RS_DEV void rs_segcs_scan_body(const T* x, T* out, RsGroups G, rs_u64 n, const rs_u64* tile_first, rs_u64 ntiles,
+                               const T* carries, RsFold<K> f) {
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 st = 2 * f.get() + 1;
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  T* vals = S + st * (B + RS_RAKE);
+  rs_u32* F = reinterpret_cast<rs_u32*>(vals + (rs_u64)B * (E + 1));
+  unsigned char* cut = reinterpret_cast<unsigned char*>(F + B + RS_RAKE);
+  const rs_u64 t = RS_BID;
+  const rs_u64 tile = (rs_u64)B * E;
+  const rs_u64 ts = t * tile;
+  const unsigned cnt = (unsigned)(n - ts < tile ? n - ts : tile);  // ts < n: one block per tile
+#pragma unroll
+  for (int j = 0; j < E; ++j) {
+    const unsigned i = (unsigned)j * B + tid;
+    if (i < cnt) vals[rs_pad<E>(i)] = x[ts + i];
+    cut[i] = 0;
+  }
+  RS_SYNC();
+  // The begins in the tile: each non-empty group's (one writer per position). The tile's
+  // first group (tile_first[t], holding position ts) begins at or before ts; the others
+  // begin after ts.
+  const rs_u64 ga = tile_first[t];
+  const rs_u64 gb = t + 1 < ntiles ? tile_first[t + 1] : G.nseg - 1;
+  if (tid == 0 && G.begin(ga) == ts) cut[0] = 1;
+  for (rs_u64 g = ga + 1 + tid; g <= gb; g += B) {
+    const rs_u64 b = G.begin(g);
+    if (b < ts + cnt && b < G.end(g)) cut[b - ts] = 1;
+  }
+  // The first begin at or after ts (relative; cnt or more: none in the tile): the positions
+  // before it continue a group begun before the tile.
+  const rs_u64 first = G.begin(ga) == ts ? 0 : (ga + 1 < G.nseg ? G.begin(ga + 1) - ts : cnt);
+  RS_SYNC();
+  const unsigned lo = tid * (unsigned)E;
+  const unsigned hi = lo + E < cnt ? lo + E : cnt;
+  RsAcc<T, K> a(f);
+  rs_clear(a);
+  bool fresh = false;  // a begin in this thread's positions: its state starts at the last
+  bool any = false;
+  for (unsigned i = lo; i < hi; ++i) any |= cut[i] != 0;
+  if (!any && hi - lo == (unsigned)E) {
+    const int M = RsF<T>::TILE_E;
+#pragma unroll 1
+    for (int c = 0; c < E; c += M) {
+      T v[M];
+#pragma unroll
+      for (int j = 0; j < M; ++j) v[j] = vals[rs_pad<E>(lo + c + j)];
+      rs_add_chunk(a, v);
+    }
+  } else {
+#pragma unroll 1
+    for (unsigned i = lo; i < hi; ++i) {
+      if (cut[i]) {
+        rs_clear(a);
+        fresh = true;
+      }
+      rs_add_one(a, vals[rs_pad<E>(i)]);
+    }
+  }
+  rs_seg_block_scan(a, fresh, S, F);  // a: the open group's state in the threads before
+  if ((rs_u64)lo < first) {
+    RsAcc<T, K> c(f);
+    rs_load(carries, t * st, 1, c);
+    rs_merge_renormed(a, c);
+  }
+  RsWin<T, K> w;
+  rs_win_set(w, a);
+#pragma unroll 1
+  for (unsigned i = lo; i < hi; ++i) {
+    const unsigned at = rs_pad<E>(i);
+    const T v = vals[at];
+    if (cut[i]) {
+      rs_clear(a);
+      w.fast = false;
+    }
+    if (w.fast && (rs_bits(v) & ~RsF<T>::SIGN) < w.thr) {
+      rs_deposit(a, v);
+      rs_renorm(a);
+      vals[at] = rs_convert_win<K>(a, w);
+    } else {
+      rs_add_one(a, v);
+      rs_renorm(a);
+      a.pending = 0;
+      vals[at] = rs_value(a);
+      rs_win_set(w, a);
+    }
+  }
+  RS_SYNC();
+#pragma unroll
+  for (int j = 0; j < E; ++j) {
+    const unsigned i = (unsigned)j * B + tid;
+    if (i < cnt) out[ts + i] = vals[rs_pad<E>(i)];
+  }
+}
+
 // ---- Keyed sums: the sum of the values of each key (a counting sort, then segments) -------
 //
 // rs_key_count counts each key's values into counts[1 + k] (counts: nkeys + 1 words, zeroed
@@ -2472,6 +2650,27 @@ RS_INSTANTIATE(float, f32, 7)
 RS_INSTANTIATE(float, f32, 8)
 RS_INSTANTIATE_GENERAL(double, f64, n, -52)
 RS_INSTANTIATE_GENERAL(float, f32, n, -21)
+
+// The segmented cumsum's kernels: the run-time-fold ones only, for every fold (2..=52 f64,
+// 2..=21 f32), suffix _kn.
+#define RS_INSTANTIATE_SEGCS(T, TN, K)                                                              \
+  RS_KERNEL void rs_segcs_reduce_##TN##_kn(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 n,    \
+                                           T* tails, rs_u32* cuts, rs_u64 fold) {                   \
+    rs_segcs_reduce_body<T, K, RsF<T>::SEG_E>(x, rs_seg_groups(off, nseg, 0, 0), n, tails, cuts,    \
+                                              RsFold<K>(fold));                                     \
+  }                                                                                                 \
+  RS_KERNEL void rs_segcs_carry_##TN##_kn(T* tails, const rs_u32* cuts, rs_u64 ntiles, rs_u64 fold) { \
+    rs_segcs_carry_body<T, K>(tails, cuts, ntiles, RsFold<K>(fold));                                \
+  }                                                                                                 \
+  RS_KERNEL void rs_segcs_scan_##TN##_kn(const T* x, T* out, const rs_u64* off, rs_u64 nseg,        \
+                                         rs_u64 n, const rs_u64* tile_first, rs_u64 ntiles,         \
+                                         const T* carries, rs_u64 fold) {                           \
+    rs_segcs_scan_body<T, K, RsF<T>::SEG_E>(x, out, rs_seg_groups(off, nseg, 0, 0), n, tile_first,  \
+                                            ntiles, carries, RsFold<K>(fold));                      \
+  }
+
+RS_INSTANTIATE_SEGCS(double, f64, -52)
+RS_INSTANTIATE_SEGCS(float, f32, -21)
 
 // The arithmetic probe: out64[i] = in64[2i] op in64[2i+1] (add for i < 8, mul for
 // 8 <= i < 12), the same for f32, and out32[12 + i] = f32(in64[24 + i]) for i < 4.

@@ -24,7 +24,7 @@ mod keyed;
 #[path = "segmented.rs"]
 mod segmented;
 pub use keyed::sum_by_key_ptr;
-pub use segmented::{segmented_sum_ptr, sum_rows_ptr, SEG_BLOCK};
+pub use segmented::{segmented_cumsum_ptr, segmented_sum_ptr, sum_rows_ptr, SEG_BLOCK};
 
 /// The default threads per block of the sum (halved for the default launch while a kernel's
 /// shared memory would not fit the device).
@@ -445,6 +445,8 @@ pub struct Device<R: Runtime> {
     seg_prep: Func,
     /// The keyed sum's kernels (`keyed.rs`).
     keyed: keyed::KeyKernels,
+    /// The segmented cumsum's kernels (`segmented.rs`).
+    segcs: segmented::SegCsKernels,
     ws: Mutex<Workspace>,
     occ: Mutex<Vec<OccEntry>>,
     /// Used only with the workspace locked.
@@ -540,6 +542,8 @@ impl<R: Runtime> Device<R> {
         let seg_prep = unsafe { R::function(o.module, "rs_seg_prep") }?;
         // SAFETY: as above.
         let keyed = unsafe { keyed::KeyKernels::load::<R>(o.module) }?;
+        // SAFETY: as above.
+        let segcs = unsafe { segmented::SegCsKernels::load::<R>(o.module) }?;
         Ok(Device {
             ordinal,
             ctx: o.ctx,
@@ -554,6 +558,7 @@ impl<R: Runtime> Device<R> {
             probe,
             seg_prep,
             keyed,
+            segcs,
             ws: Mutex::new(Workspace::new()),
             occ: Mutex::new(Vec::new()),
             side: R::side()?,
@@ -2101,9 +2106,7 @@ unsafe fn cumsum_ptr_from<R: Runtime, T: GpuFloat>(
     }
     let (xa, oa, bytes) = (x as usize, out as usize, n.saturating_mul(T::BYTES));
     if xa != oa && xa < oa.saturating_add(bytes) && oa < xa.saturating_add(bytes) {
-        return Err(GpuError::InvalidPointer(
-            "input and output overlap (only out == x is allowed)",
-        ));
+        return Err(GpuError::Overlap("input and output (only out == x is allowed)"));
     }
     // SAFETY: the caller's contract.
     let stream = unsafe { Stream::from_raw(stream) };
@@ -2285,6 +2288,25 @@ macro_rules! runtime_module {
             unsafe { crate::device::segmented_sum_ptr::<$rt, T>(x, offsets, nseg, fold, out, stream) }
         }
 
+        /// [`crate::device::segmented_cumsum_ptr`] on this runtime.
+        ///
+        /// # Safety
+        /// As [`crate::device::segmented_cumsum_ptr`].
+        ///
+        /// # Errors
+        /// As [`crate::device::segmented_cumsum_ptr`].
+        pub unsafe fn segmented_cumsum_ptr<T: GpuFloat>(
+            input: *const T,
+            out: *mut T,
+            offsets: *const usize,
+            nseg: usize,
+            fold: usize,
+            stream: *mut std::ffi::c_void,
+        ) -> Result<(), crate::GpuError> {
+            // SAFETY: the caller's contract.
+            unsafe { crate::device::segmented_cumsum_ptr::<$rt, T>(input, out, offsets, nseg, fold, stream) }
+        }
+
         /// [`crate::device::sum_rows_ptr`] on this runtime.
         ///
         /// # Safety
@@ -2339,6 +2361,7 @@ mod tests {
             .find(&format!("RS_KERNEL void {name}("))
             .or_else(|| KERNELS.find(&format!("RS_KERNEL void {name}_##TN##_k##KN(")))
             .or_else(|| KERNELS.find(&format!("RS_KERNEL void {name}_##TN##_k##K(")))
+            .or_else(|| KERNELS.find(&format!("RS_KERNEL void {name}_##TN##_kn(")))
             .unwrap_or_else(|| panic!("no kernel {name} in the source"));
         let open = at + KERNELS[at..].find('(').unwrap();
         let close = open + KERNELS[open..].find(')').unwrap();
@@ -2358,6 +2381,9 @@ mod tests {
         assert_eq!(params("rs_seg_prep"), segmented::SEG_PREP_PARAMS);
         assert_eq!(params("rs_seg_sum"), segmented::SEG_SUM_PARAMS);
         assert_eq!(params("rs_seg_join"), segmented::SEG_JOIN_PARAMS);
+        assert_eq!(params("rs_segcs_reduce"), segmented::SEGCS_REDUCE_PARAMS);
+        assert_eq!(params("rs_segcs_carry"), segmented::SEGCS_CARRY_PARAMS);
+        assert_eq!(params("rs_segcs_scan"), segmented::SEGCS_SCAN_PARAMS);
         assert_eq!(params("rs_key_count"), keyed::KEY_COUNT_PARAMS);
         assert_eq!(params("rs_u64_scan_up"), keyed::SCAN_UP_PARAMS);
         assert_eq!(params("rs_u64_scan_parts"), keyed::SCAN_PARTS_PARAMS);
@@ -2447,10 +2473,11 @@ mod tests {
             "rs_seg_sum",
             "rs_seg_join",
             "rs_cumsum_lookback",
+            "rs_segcs_reduce",
+            "rs_segcs_carry",
+            "rs_segcs_scan",
         ] {
-            let at = KERNELS
-                .find(&format!("RS_KERNEL void {name}_##TN##_k##"))
-                .unwrap();
+            let at = KERNELS.find(&format!("RS_KERNEL void {name}_##TN##_k")).unwrap();
             let close = at + KERNELS[at..].find(')').unwrap();
             assert!(
                 KERNELS[at..close]

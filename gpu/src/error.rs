@@ -61,6 +61,9 @@ pub enum GpuError {
     /// A pointer is not usable here (null with a non-zero length, misaligned, on another
     /// device, or input and output in different memory spaces).
     InvalidPointer(&'static str),
+    /// An output overlaps an input other than where the call allows it (a cumulative sum's
+    /// `out == input`).
+    Overlap(&'static str),
     /// The core refused the state the device returned (never expected).
     Core(reprosum_core::Error),
     /// A host buffer sized by the input (a staging copy, a result's temporary) could not be
@@ -93,6 +96,7 @@ impl fmt::Display for GpuError {
             GpuError::CapacityExceeded => f.write_str("more values than one accumulator can hold"),
             GpuError::InvalidLaunch(why) => write!(f, "invalid launch: {why}"),
             GpuError::InvalidPointer(why) => write!(f, "invalid pointer: {why}"),
+            GpuError::Overlap(why) => write!(f, "overlapping arrays: {why}"),
             GpuError::Core(e) => write!(f, "core error: {e:?}"),
             GpuError::HostOutOfMemory { bytes } => {
                 write!(f, "out of host memory ({bytes} bytes asked for)")

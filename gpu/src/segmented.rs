@@ -71,6 +71,35 @@ fn check_rows<T: GpuFloat>(rows: usize, cols: usize, stride: usize) -> Result<us
     Ok(span)
 }
 
+/// The last of `nseg + 1` 64-bit offsets at a device address, read on `stream` (synchronised).
+///
+/// # Safety
+/// `offsets` holds `nseg + 1` readable u64 in the memory of the bound context's device;
+/// `stream` is a live stream of it (or the default).
+unsafe fn last_offset<R: Runtime>(offsets: u64, nseg: usize, stream: Stream) -> Result<u64, GpuError> {
+    let mut last = 0u64;
+    // SAFETY: the caller's contract; `last` outlives the synchronisation.
+    unsafe {
+        R::copy_dtoh(
+            (&mut last as *mut u64).cast(),
+            offsets + 8 * nseg as u64,
+            8,
+            stream.0,
+        )?;
+        R::synchronize(stream.0)?;
+    }
+    Ok(last)
+}
+
+/// No segments: nothing to write, and the one offset must be 0.
+fn no_segments(last: u64) -> Result<(), GpuError> {
+    if last == 0 {
+        Ok(())
+    } else {
+        Err(GpuError::Core(reprosum_core::Error::InvalidOffsets))
+    }
+}
+
 /// `rs_seg_prep(off, nseg, stride, cols, n, cap, tile, ntiles, tile_first, err)`.
 #[allow(clippy::too_many_arguments)]
 fn prep_args(
@@ -153,29 +182,8 @@ impl<R: Runtime> Device<R> {
         let tile_first = err + 16;
         let heads = tile_first + 8 * ntiles;
         let tails = heads + state as u64 * ntiles;
-        // SAFETY: the workspace's seg buffer holds `bytes` >= 16 bytes of this context.
-        unsafe { R::memset(err, 0, 16, stream.0) }?;
-        let prep_grid = ntiles
-            .max(l.nseg)
-            .div_ceil(256)
-            .clamp(1, self.multiprocessors as u64 * 8) as u32;
-        let args = prep_args(&l, T::CAPACITY, tile, ntiles, tile_first, err);
-        // SAFETY: the kernel reads the offsets (the caller's contract) and writes the error
-        // words and `ntiles` tile numbers, allocated above.
-        unsafe { self.launch(&self.seg_prep, prep_grid, 256, 0, stream, args) }?;
-        if l.check {
-            let mut words = [0u32; 2];
-            // SAFETY: 8 bytes into `words`, which outlives the synchronisation below.
-            unsafe { R::copy_dtoh(words.as_mut_ptr().cast(), err, 8, stream.0) }?;
-            // SAFETY: the caller's stream (or the default one) of this context.
-            unsafe { R::synchronize(stream.0) }?;
-            if words[0] != 0 {
-                return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
-            }
-            if words[1] != 0 {
-                return Err(GpuError::CapacityExceeded);
-            }
-        }
+        // SAFETY: the workspace's seg buffer holds the error words and the tile numbers.
+        unsafe { self.prep_locked::<T>(&l, tile, ntiles, err, tile_first, stream) }?;
         let args: Args<SEG_SUM_PARAMS> = Args([
             x,
             l.off,
@@ -214,6 +222,48 @@ impl<R: Runtime> Device<R> {
         unsafe { self.launch(&k.seg_join, jgrid, jblock, jsmem, stream, args) }?;
         // SAFETY: the caller's stream (or the default one) of this context.
         unsafe { R::synchronize(stream.0) }
+    }
+
+    /// `rs_seg_prep` on this stream: the tile numbers at `tile_first` and, when `l.check`
+    /// says the offsets are unread by the host, their verdict read back (an error then
+    /// before any other kernel runs).
+    ///
+    /// # Safety
+    /// `err` holds 16 writable bytes and `tile_first` `ntiles` u64 of this device; `l.off`
+    /// as for [`Device::seg_locked`]; the context is bound and the workspace locked.
+    unsafe fn prep_locked<T: GpuFloat>(
+        &self,
+        l: &Layout,
+        tile: u64,
+        ntiles: u64,
+        err: u64,
+        tile_first: u64,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        // SAFETY: the caller's contract: 16 bytes at err.
+        unsafe { R::memset(err, 0, 16, stream.0) }?;
+        let prep_grid = ntiles
+            .max(l.nseg)
+            .div_ceil(256)
+            .clamp(1, self.multiprocessors as u64 * 8) as u32;
+        let args = prep_args(l, T::CAPACITY, tile, ntiles, tile_first, err);
+        // SAFETY: the kernel reads the offsets (the caller's contract) and writes the error
+        // words and `ntiles` tile numbers (the caller's).
+        unsafe { self.launch(&self.seg_prep, prep_grid, 256, 0, stream, args) }?;
+        if l.check {
+            let mut words = [0u32; 2];
+            // SAFETY: 8 bytes into `words`, which outlives the synchronisation below.
+            unsafe { R::copy_dtoh(words.as_mut_ptr().cast(), err, 8, stream.0) }?;
+            // SAFETY: the caller's stream (or the default one) of this context.
+            unsafe { R::synchronize(stream.0) }?;
+            if words[0] != 0 {
+                return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
+            }
+            if words[1] != 0 {
+                return Err(GpuError::CapacityExceeded);
+            }
+        }
+        Ok(())
     }
 
     /// Host offsets uploaded to the workspace: their device address. The copy is complete
@@ -342,24 +392,10 @@ impl<R: Runtime> Device<R> {
         }
         let _bound = self.bind()?;
         let mut ws = self.lock();
-        let mut last = 0u64;
-        // SAFETY: offsets holds nseg + 1 u64 (the caller's contract); `last` outlives the
-        // synchronisation below.
-        unsafe {
-            R::copy_dtoh(
-                (&mut last as *mut u64).cast(),
-                offsets + 8 * nseg as u64,
-                8,
-                stream.0,
-            )?;
-            R::synchronize(stream.0)?;
-        }
+        // SAFETY: offsets holds nseg + 1 u64 on this device (the caller's contract).
+        let last = unsafe { last_offset::<R>(offsets, nseg, stream) }?;
         if nseg == 0 {
-            return if last == 0 {
-                Ok(())
-            } else {
-                Err(GpuError::Core(reprosum_core::Error::InvalidOffsets))
-            };
+            return no_segments(last);
         }
         let l = Layout {
             off: offsets,
@@ -559,22 +595,12 @@ pub unsafe fn segmented_sum_ptr<R: Runtime, T: GpuFloat>(
             // SAFETY: one readable usize (the caller's contract).
             Memory::Host => unsafe { *offsets },
             Memory::Device(ord) => {
-                let d = device::<R>(ord)?;
-                let _bound = d.bind()?;
-                let mut v = 0usize;
-                // SAFETY: one readable usize on that device; `v` outlives the synchronisation.
-                unsafe {
-                    R::copy_dtoh((&mut v as *mut usize).cast(), offsets as u64, 8, stream.0)?;
-                    R::synchronize(stream.0)?;
-                }
-                v
+                let _bound = device::<R>(ord)?.bind()?;
+                // SAFETY: one readable offset on that device (the caller's contract).
+                unsafe { last_offset::<R>(offsets as u64, 0, stream) }? as usize
             }
         };
-        return if last == 0 {
-            Ok(())
-        } else {
-            Err(GpuError::Core(reprosum_core::Error::InvalidOffsets))
-        };
+        return no_segments(last as u64);
     }
     let xm = if x.is_null() {
         None
@@ -632,17 +658,8 @@ pub unsafe fn segmented_sum_ptr<R: Runtime, T: GpuFloat>(
             if x.is_null() {
                 // No value may be read: the span must be 0 (the check reads the last offset).
                 let _bound = d.bind()?;
-                let mut last = 0usize;
-                // SAFETY: nseg + 1 usize on that device; `last` outlives the synchronisation.
-                unsafe {
-                    R::copy_dtoh(
-                        (&mut last as *mut usize).cast(),
-                        offsets as u64 + 8 * nseg as u64,
-                        8,
-                        stream.0,
-                    )?;
-                    R::synchronize(stream.0)?;
-                }
+                // SAFETY: nseg + 1 offsets on that device (the caller's contract).
+                let last = unsafe { last_offset::<R>(offsets as u64, nseg, stream) }?;
                 if last != 0 {
                     return Err(GpuError::InvalidPointer("null input"));
                 }
@@ -712,6 +729,425 @@ pub unsafe fn sum_rows_ptr<R: Runtime, T: GpuFloat>(
             device::<R>(R::current_ordinal()?)?.sum_rows_host(xs, rows, cols, row_stride, outs, fold, stream)
         }
         _ => Err(GpuError::InvalidPointer("input and output in different memories")),
+    }
+}
+
+/// Parameters of the segmented cumsum's kernels (checked against the kernel source by a test).
+pub(super) const SEGCS_REDUCE_PARAMS: usize = 7;
+pub(super) const SEGCS_CARRY_PARAMS: usize = 4;
+pub(super) const SEGCS_SCAN_PARAMS: usize = 9;
+/// Threads of the carry kernel's one block unless its shared memory needs fewer.
+const SEGCS_CARRY_BLOCK: u32 = 512;
+
+/// The segmented cumsum's kernels of one device: the run-time-fold ones, f64 then f32.
+#[derive(Clone, Copy)]
+pub(super) struct SegCsKernels {
+    reduce: [Func; 2],
+    carry: [Func; 2],
+    scan: [Func; 2],
+}
+
+impl SegCsKernels {
+    /// The kernels in the module `open` just loaded.
+    ///
+    /// # Safety
+    /// `module` is a loaded module of the current context.
+    pub(super) unsafe fn load<R: Runtime>(module: Handle) -> Result<Self, GpuError> {
+        // SAFETY: the caller's contract.
+        let f = |name: &str| unsafe { R::function(module, name) };
+        let pair = |name: &str| -> Result<[Func; 2], GpuError> {
+            Ok([
+                f(&format!("rs_segcs_{name}_f64_kn"))?,
+                f(&format!("rs_segcs_{name}_f32_kn"))?,
+            ])
+        };
+        Ok(SegCsKernels {
+            reduce: pair("reduce")?,
+            carry: pair("carry")?,
+            scan: pair("scan")?,
+        })
+    }
+}
+
+/// Refuses a segmented cumsum's output over its input (but for `out == x`) or over its
+/// offsets. Host and device addresses never overlap (one virtual address space), so this
+/// holds for either memory.
+fn check_overlap<T: GpuFloat>(x: u64, out: u64, n: u64, off: u64, nseg: u64) -> Result<(), GpuError> {
+    let meet =
+        |a: u64, alen: u64, b: u64, blen: u64| a < b.saturating_add(blen) && b < a.saturating_add(alen);
+    let bytes = n.saturating_mul(T::BYTES as u64);
+    if n == 0 {
+        return Ok(());
+    }
+    if x != out && meet(x, bytes, out, bytes) {
+        return Err(GpuError::Overlap(
+            "input and output (only out == input is allowed)",
+        ));
+    }
+    if meet(out, bytes, off, nseg.saturating_add(1).saturating_mul(8)) {
+        return Err(GpuError::Overlap("output and offsets"));
+    }
+    Ok(())
+}
+
+impl<R: Runtime> Device<R> {
+    /// The segmented cumsum's kernels on this stream: `out[j]` gets the running sum of the
+    /// segment holding j up to j. The stream is synchronised.
+    ///
+    /// # Safety
+    /// `x` and `out` hold `l.span` values of T (readable, writable; the same address or
+    /// disjoint), `l.off` `l.nseg + 1` readable u64 (`l.nseg > 0`), all in this device's
+    /// memory; the context is bound and the workspace locked.
+    unsafe fn segcs_locked<T: GpuFloat>(
+        &self,
+        ws: &mut Workspace,
+        x: u64,
+        l: Layout,
+        out: u64,
+        fold: usize,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        if l.span == 0 && !l.check {
+            return Ok(());
+        }
+        let misaligned = |p: u64| p == 0 || p & (T::BYTES as u64 - 1) != 0;
+        if l.span > 0 && (misaligned(x) || misaligned(out)) {
+            return Err(GpuError::InvalidPointer("null or misaligned input or output"));
+        }
+        let k = &self.segcs;
+        let slot = T::SLOT;
+        let st = 2 * fold + 1;
+        let state = st * T::BYTES;
+        let items = T::SEG_ITEMS as usize;
+        let (block, smem) = self.block_for(
+            &k.scan[slot],
+            None,
+            SEG_BLOCK,
+            T::BYTES * (st + items + 1) + 4 + items,
+            16 + (state + 4) * RAKE,
+        )?;
+        let tile = block as u64 * T::SEG_ITEMS as u64;
+        let ntiles = l.span.div_ceil(tile).max(1);
+        if ntiles > i32::MAX as u64 {
+            return Err(GpuError::InvalidLaunch(format!(
+                "{ntiles} tiles of {tile} values"
+            )));
+        }
+        let bytes = (ntiles as usize)
+            .checked_mul(8 + state + 4)
+            .and_then(|b| b.checked_add(16))
+            .ok_or(GpuError::InvalidLaunch(format!("{ntiles} tiles")))?;
+        ws.seg.ensure::<R>(bytes)?;
+        let err = ws.seg.ptr;
+        let tile_first = err + 16;
+        let tails = tile_first + 8 * ntiles;
+        let cuts = tails + state as u64 * ntiles;
+        // SAFETY: the seg buffer holds the error words and `ntiles` tile numbers (above).
+        unsafe { self.prep_locked::<T>(&l, tile, ntiles, err, tile_first, stream) }?;
+        if l.span == 0 {
+            return Ok(()); // the offsets were checked; nothing to write
+        }
+        // With good offsets (the span is then the values' count), before any write.
+        check_overlap::<T>(x, out, l.span, l.off, l.nseg)?;
+        let (rblock, rsmem) = self.block_for(&k.reduce[slot], Some(block), block, state, 16)?;
+        let args: Args<SEGCS_REDUCE_PARAMS> = Args([x, l.off, l.nseg, l.span, tails, cuts, fold as u64]);
+        // SAFETY: the kernel reads `span` values at x and the offsets (the caller's contract)
+        // and writes `ntiles` tails and cuts (allocated above).
+        unsafe { self.launch(&k.reduce[slot], ntiles as u32, rblock, rsmem, stream, args) }?;
+        let (cblock, csmem) = self.block_for(
+            &k.carry[slot],
+            None,
+            SEGCS_CARRY_BLOCK,
+            state + 4,
+            16 + (state + 4) * RAKE,
+        )?;
+        let args: Args<SEGCS_CARRY_PARAMS> = Args([tails, cuts, ntiles, fold as u64]);
+        // SAFETY: the tails and cuts the launch before it on the stream wrote.
+        unsafe { self.launch(&k.carry[slot], 1, cblock, csmem, stream, args) }?;
+        let args: Args<SEGCS_SCAN_PARAMS> = Args([
+            x,
+            out,
+            l.off,
+            l.nseg,
+            l.span,
+            tile_first,
+            ntiles,
+            tails,
+            fold as u64,
+        ]);
+        // SAFETY: as above; each block reads its tile of x before it writes that tile of out
+        // (out may be x), and no other tile.
+        unsafe { self.launch(&k.scan[slot], ntiles as u32, block, smem, stream, args) }?;
+        // SAFETY: the caller's stream (or the default one) of this context.
+        unsafe { R::synchronize(stream.0) }
+    }
+
+    /// The reproducible cumulative sum of each segment of a device buffer, starting afresh
+    /// at every segment: for `j` in segment `i`, `out[j]` gets the bits of
+    /// `reprosum::segmented_cumsum` (the sum of `x[offsets[i]..=j]` alone) at `fold`.
+    /// `offsets` is as for [`Device::segmented_sum`] (the last `x.len()`); `out` is as long
+    /// as `x`.
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`], [`GpuError::LengthMismatch`], `GpuError::Core(InvalidOffsets)`,
+    /// [`GpuError::CapacityExceeded`] (a segment past the capacity), a runtime error. `out`
+    /// is untouched on any error found before the launch.
+    pub fn segmented_cumsum<T: GpuFloat>(
+        &self,
+        x: &DeviceBuffer<R, T>,
+        offsets: &[usize],
+        out: &mut DeviceBuffer<R, T>,
+        fold: usize,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        self.check_pair(x, out)?;
+        // SAFETY: the buffers hold x.len values on this device and are distinct allocations.
+        unsafe { self.segcs_host_offsets::<T>(x.ptr, out.ptr, x.len, offsets, fold, Stream::DEFAULT) }
+    }
+
+    /// [`Device::segmented_cumsum`] with the running sums written over the values.
+    ///
+    /// # Errors
+    /// As [`Device::segmented_cumsum`].
+    pub fn segmented_cumsum_in_place<T: GpuFloat>(
+        &self,
+        xs: &mut DeviceBuffer<R, T>,
+        offsets: &[usize],
+        fold: usize,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        self.check_buffer(xs)?;
+        // SAFETY: the buffer holds xs.len values on this device.
+        unsafe { self.segcs_host_offsets::<T>(xs.ptr, xs.ptr, xs.len, offsets, fold, Stream::DEFAULT) }
+    }
+
+    /// The segmented cumsum of `n` values at device addresses `x` and `out` with offsets on
+    /// the host (checked here, then uploaded).
+    ///
+    /// # Safety
+    /// `x` and `out` hold `n` values of T on this device (readable, writable; equal or
+    /// disjoint); `stream` a live stream of this device (or the default).
+    unsafe fn segcs_host_offsets<T: GpuFloat>(
+        &self,
+        x: u64,
+        out: u64,
+        n: usize,
+        offsets: &[usize],
+        fold: usize,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        if check_offsets::<T>(offsets)? != n {
+            return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        let off = Self::upload_offsets(&mut ws, offsets, stream)?;
+        let l = Layout {
+            off,
+            nseg: offsets.len() as u64 - 1,
+            stride: 0,
+            cols: 0,
+            span: n as u64,
+            check: false,
+        };
+        // SAFETY: the caller's contract; the offsets were checked and uploaded above.
+        unsafe { self.segcs_locked::<T>(&mut ws, x, l, out, fold, stream) }
+    }
+
+    /// The segmented cumsum at raw device addresses on a stream: `offsets` holds `nseg + 1`
+    /// 64-bit offsets in device memory of this device (checked on the device, the verdict
+    /// read back before anything is written; the last is the number of values), `x` and
+    /// `out` that many values (`out == x` allowed). The stream is synchronised.
+    ///
+    /// # Safety
+    /// `offsets` must be a device address of this device holding `nseg + 1` u64, `x` and
+    /// `out` ones holding as many values of T as the last offset says (the same address or
+    /// disjoint); `stream` a live stream of this device (or the default).
+    ///
+    /// # Errors
+    /// As [`Device::segmented_cumsum`].
+    pub unsafe fn segmented_cumsum_raw<T: GpuFloat>(
+        &self,
+        x: u64,
+        out: u64,
+        offsets: u64,
+        nseg: usize,
+        fold: usize,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        if offsets == 0 || offsets & 7 != 0 {
+            return Err(GpuError::InvalidPointer("null or misaligned offsets"));
+        }
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        // SAFETY: offsets holds nseg + 1 u64 on this device (the caller's contract).
+        let last = unsafe { last_offset::<R>(offsets, nseg, stream) }?;
+        if nseg == 0 {
+            return no_segments(last);
+        }
+        let l = Layout {
+            off: offsets,
+            nseg: nseg as u64,
+            stride: 0,
+            cols: 0,
+            span: last,
+            check: true,
+        };
+        // SAFETY: the caller's contract; the offsets are checked on the device first.
+        unsafe { self.segcs_locked::<T>(&mut ws, x, l, out, fold, stream) }
+    }
+
+    /// The segmented cumsum of host slices (values and running sums copied through the
+    /// workspace; `out` is written only once they are complete).
+    ///
+    /// # Errors
+    /// As [`Device::segmented_cumsum`] (the last offset must be `xs.len()`).
+    pub fn segmented_cumsum_host<T: GpuFloat>(
+        &self,
+        xs: &[T],
+        offsets: &[usize],
+        out: &mut [T],
+        fold: usize,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        if xs.len() != out.len() {
+            return Err(GpuError::LengthMismatch);
+        }
+        if check_offsets::<T>(offsets)? != xs.len() {
+            return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
+        }
+        if xs.is_empty() {
+            return Ok(());
+        }
+        let _bound = self.bind()?;
+        let mut ws = self.lock();
+        let off = Self::upload_offsets(&mut ws, offsets, stream)?;
+        let l = Layout {
+            off,
+            nseg: offsets.len() as u64 - 1,
+            stride: 0,
+            cols: 0,
+            span: xs.len() as u64,
+            check: false,
+        };
+        let bytes = std::mem::size_of_val(xs);
+        ws.input.ensure::<R>(bytes)?;
+        ws.output.ensure::<R>(bytes)?;
+        let (inp, outp) = (ws.input.ptr, ws.output.ptr);
+        // SAFETY: the staging buffers hold `bytes`; the stream orders the copies and kernels,
+        // segcs_locked synchronises it before the copy back is issued, and the copy back is
+        // synchronised before `out` is released.
+        unsafe {
+            R::copy_htod(inp, xs.as_ptr().cast(), bytes, stream.0)?;
+            self.segcs_locked::<T>(&mut ws, inp, l, outp, fold, stream)?;
+            R::copy_dtoh(out.as_mut_ptr().cast(), outp, bytes, stream.0)?;
+            R::synchronize(stream.0)
+        }
+    }
+}
+
+/// The cumulative sum of each segment of `input` (CSR `offsets`, `nseg + 1` entries, the
+/// last the number of values) into `out`, starting afresh at every segment, wherever they
+/// live: `input` and `out` both in device memory of one device (used in place; `offsets`
+/// on the host or on that device) or both in host memory (copied through the current
+/// device; `offsets` on the host). `out == input` is allowed, any other overlap is an
+/// error. This is what `adn_cuda_segmented_cumsum_*` and `adn_hip_segmented_cumsum_*` call.
+/// Host offsets are checked on the host, device offsets on the device before anything is
+/// written.
+///
+/// # Safety
+/// `offsets` must point to `nseg + 1` readable `usize`, `input` to as many readable values
+/// as the last says, `out` to as many writable ones (aligned, host or device); `stream` null
+/// or a live stream of the device that runs the call.
+///
+/// # Errors
+/// As [`Device::segmented_cumsum`], and [`GpuError::InvalidPointer`] for null or misaligned
+/// pointers, overlap other than `out == input`, or a mix of memories. `out` is untouched on
+/// any error found before the launch.
+pub unsafe fn segmented_cumsum_ptr<R: Runtime, T: GpuFloat>(
+    input: *const T,
+    out: *mut T,
+    offsets: *const usize,
+    nseg: usize,
+    fold: usize,
+    stream: *mut c_void,
+) -> Result<(), GpuError> {
+    check_fold::<T>(fold)?;
+    if offsets.is_null() || (offsets as usize) & (std::mem::align_of::<usize>() - 1) != 0 {
+        return Err(GpuError::InvalidPointer("null or misaligned offsets"));
+    }
+    // SAFETY: the caller's contract.
+    let stream = unsafe { Stream::from_raw(stream) };
+    let om = R::memory_of(offsets.cast())?;
+    let host_offs = match om {
+        // SAFETY: nseg + 1 readable usize in host memory (the caller's contract).
+        Memory::Host => Some(unsafe { std::slice::from_raw_parts(offsets, nseg + 1) }),
+        Memory::Device(_) => None,
+    };
+    let n = match (host_offs, om) {
+        (Some(offs), _) => check_offsets::<T>(offs)?,
+        (None, Memory::Device(a)) => {
+            let _bound = device::<R>(a)?.bind()?;
+            // SAFETY: nseg + 1 offsets on that device (the caller's contract).
+            let last = unsafe { last_offset::<R>(offsets as u64, nseg, stream) }?;
+            usize::try_from(last).map_err(|_| GpuError::Core(reprosum_core::Error::InvalidOffsets))?
+        }
+        (None, Memory::Host) => return Err(GpuError::InvalidPointer("offsets")),
+    };
+    let misaligned = |p: usize| p == 0 || p & (T::BYTES - 1) != 0;
+    if n > 0 && (misaligned(input as usize) || misaligned(out as usize)) {
+        return Err(GpuError::InvalidPointer("null or misaligned input or output"));
+    }
+    if host_offs.is_some() {
+        // Device offsets: checked on the device first (segcs_locked), then these.
+        check_overlap::<T>(input as u64, out as u64, n as u64, offsets as u64, nseg as u64)?;
+    }
+    let (xm, outm) = if n == 0 {
+        (om, om)
+    } else {
+        (R::memory_of(input.cast())?, R::memory_of(out.cast())?)
+    };
+    match (host_offs, om, xm, outm) {
+        (Some(offs), _, Memory::Device(a), Memory::Device(b)) if a == b => {
+            let d = device::<R>(a)?;
+            // SAFETY: n values at input and out on that device (the caller's contract),
+            // equal or disjoint (checked above).
+            unsafe { d.segcs_host_offsets::<T>(input as u64, out as u64, n, offs, fold, stream) }
+        }
+        (Some(offs), _, Memory::Host, Memory::Host) => {
+            if n == 0 {
+                return Ok(());
+            }
+            // A copy: `out` may be `input`, and `out` is written only once the result is
+            // complete.
+            // SAFETY: n readable values at input (the caller's contract).
+            let xs = host::host_copy(unsafe { std::slice::from_raw_parts(input, n) })?;
+            // SAFETY: n writable values at out, not aliased by `xs` (a copy).
+            let outs = unsafe { std::slice::from_raw_parts_mut(out, n) };
+            device::<R>(R::current_ordinal()?)?.segmented_cumsum_host(&xs, offs, outs, fold, stream)
+        }
+        (None, Memory::Device(a), Memory::Device(b), Memory::Device(c)) if a == b && b == c => {
+            // SAFETY: the caller's contract; the offsets are checked on the device first.
+            unsafe {
+                device::<R>(a)?.segmented_cumsum_raw::<T>(
+                    input as u64,
+                    out as u64,
+                    offsets as u64,
+                    nseg,
+                    fold,
+                    stream,
+                )
+            }
+        }
+        _ => Err(GpuError::InvalidPointer(
+            "offsets, input and output in different memories",
+        )),
     }
 }
 

@@ -52,7 +52,9 @@ pub(crate) fn dev_err(e: reprosum::DeviceError) -> PyErr {
         DeviceErrorKind::NotBuilt => NotBuiltError::new_err(msg),
         DeviceErrorKind::NoDevice => NoDeviceError::new_err(msg),
         DeviceErrorKind::OutOfMemory => PyMemoryError::new_err(msg),
-        DeviceErrorKind::UnsupportedFold | DeviceErrorKind::InvalidPointer => PyValueError::new_err(msg),
+        DeviceErrorKind::UnsupportedFold | DeviceErrorKind::InvalidPointer | DeviceErrorKind::Overlap => {
+            PyValueError::new_err(msg)
+        }
         _ => DeviceError::new_err(msg),
     }
 }

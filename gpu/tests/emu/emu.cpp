@@ -821,6 +821,85 @@ static void run_seg_fold(int fold, const std::vector<unsigned>& blocks, int& pas
   }
 }
 
+// ---- Segmented cumsums (part of --segmented) ------------------------------------------
+// The hosts' sequence: rs_seg_prep, rs_segcs_reduce over every tile, rs_segcs_carry on one
+// block (of `cblock` threads: any size), rs_segcs_scan over every tile, out of place and in
+// place. Every position's expected bits are the one-at-a-time running sum of its segment
+// alone (rs_add_one, then the value); every output slot is checked.
+template <typename T, int K>
+static bool run_segcs_case(const SegCase& c, const std::vector<T>& x, unsigned block, unsigned cblock, bool in_place, int fold_arg) {
+  typedef typename RsF<T>::U U;
+  const RsFold<K> fold(fold_arg);
+  const int k = fold.get();
+  const unsigned long long st = 2 * k + 1, n = c.span;
+  const unsigned E = RsF<T>::SEG_E;
+  const unsigned long long tile = (unsigned long long)block * E;
+  const unsigned long long ntiles = n == 0 ? 1 : (n + tile - 1) / tile;
+  std::vector<rs_u64> tile_first(ntiles, 0xA5A5A5A5A5A5A5A5ull);
+  unsigned err[2] = {0, 0};
+  const unsigned long long cap = sizeof(T) == 8 ? 2048ull * ((1ull << 52) - 1) : 512ull * ((1ull << 23) - 1);
+  g_engine_error = false;
+  std::vector<T> out(n + 1, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
+  if (in_place) std::copy(x.begin(), x.begin() + n, out.begin());
+  const T* in = in_place ? out.data() : x.data();
+  if (n > 0) {  // the hosts launch nothing for no values
+    launch(2, block, 0, [&] { rs_seg_prep(c.off.data(), c.nseg, 0, 0, n, cap, tile, ntiles, tile_first.data(), err); });
+    if (err[0] || err[1]) {
+      if (!g_quiet) printf("FAIL segcs %s: good offsets reported bad (%u, %u)\n", c.name.c_str(), err[0], err[1]);
+      return false;
+    }
+    const RsGroups G = rs_seg_groups(c.off.data(), c.nseg, 0, 0);
+    std::vector<T> tails(ntiles * st, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
+    std::vector<rs_u32> cuts(ntiles, 0xA5A5A5A5u);
+    launch(ntiles, block, 16 + sizeof(T) * st * block, [&] { rs_segcs_reduce_body<T, K, RsF<T>::SEG_E>(in, G, n, tails.data(), cuts.data(), fold); });
+    launch(1, cblock, 16 + (sizeof(T) * st + 4) * (cblock + RS_RAKE), [&] { rs_segcs_carry_body<T, K>(tails.data(), cuts.data(), ntiles, fold); });
+    const size_t smem = 16 + sizeof(T) * (st * (block + RS_RAKE) + (size_t)block * (E + 1)) + 4 * (block + RS_RAKE) + (size_t)block * E;
+    launch(ntiles, block, smem, [&] { rs_segcs_scan_body<T, K, RsF<T>::SEG_E>(in, out.data(), G, n, tile_first.data(), ntiles, tails.data(), fold); });
+  }
+  bool ok = !g_engine_error;
+  if (rs_bits(out[n]) != (U)0xA5A5A5A5A5A5A5A5ull) {
+    if (!g_quiet) printf("FAIL segcs %s: the slot past the end was written\n", c.name.c_str());
+    ok = false;
+  }
+  for (unsigned long long g = 0; g < c.nseg && ok; ++g) {
+    RsAcc<T, K> a(fold);
+    rs_clear(a);
+    for (unsigned long long p = c.off[g]; p < c.off[g + 1] && ok; ++p) {
+      rs_add_one(a, x[p]);
+      const T want = rs_finish(a);
+      if (rs_bits(out[p]) != rs_bits(want)) {
+        if (!g_quiet) printf("FAIL segcs %s %s k%d block %u carry block %u%s group %llu position %llu: got %llx want %llx\n", c.name.c_str(), sizeof(T) == 8 ? "f64" : "f32", k, block, cblock,
+                             in_place ? " in place" : "", g, p, (unsigned long long)rs_bits(out[p]), (unsigned long long)rs_bits(want));
+        ok = false;
+      }
+    }
+  }
+  return ok;
+}
+
+template <typename T, int K>
+static void run_segcs_fold(int fold, const std::vector<unsigned>& blocks, int& pass, int& fail) {
+  typedef typename RsF<T>::U U;
+  for (unsigned b : blocks) {
+    for (const SegCase& c : seg_layouts((unsigned long long)b * RsF<T>::SEG_E)) {
+      if (c.off.empty()) continue;  // rows: no cumsum form
+      std::vector<T> x(c.span + 1);
+      for (unsigned long long i = 0; i < c.span; ++i) {
+        const unsigned long long r = seg_next();
+        double v = ((double)(r >> 11) / 9007199254740992.0 - 0.5) * std::ldexp(1.0, (int)(seg_next() % 40) - 20);
+        if (r % 4099 == 7) v = std::nan("");
+        if (r % 5003 == 11) v = -INFINITY;
+        if (r % 7001 == 13) v = std::ldexp(1.0, sizeof(T) == 8 ? 1000 : 120);  // a new top window
+        x[i] = (T)v;
+      }
+      x[c.span] = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
+      const unsigned cb = b == 1 ? 3 : b / 2;
+      for (bool ip : {false, true})
+        if (run_segcs_case<T, K>(c, x, b, ip ? b : cb, ip, fold)) ++pass; else ++fail;
+    }
+  }
+}
+
 // ---- Keyed sums (part of --segmented) -------------------------------------------------
 // The hosts' sequence: rs_key_count, the three integer scans (the last also filling the
 // cursors), rs_key_scatter, then the segmented kernels over the gathered values. Each key's
@@ -933,10 +1012,14 @@ static int run_segmented(unsigned long long seed, const std::vector<unsigned>& b
   run_seg_fold<float, 3>(3, blocks, pass, fail);
   run_seg_fold<float, 5>(5, blocks, pass, fail);
   run_seg_fold<float, -21>(21, blocks, pass, fail);
+  run_segcs_fold<double, -52>(3, blocks, pass, fail);
+  run_segcs_fold<double, -52>(52, blocks, pass, fail);
+  run_segcs_fold<float, -21>(2, blocks, pass, fail);
+  run_segcs_fold<float, -21>(21, blocks, pass, fail);
   run_key_fold<double, 3>(3, blocks, pass, fail);
   run_key_fold<double, -52>(13, blocks, pass, fail);
   run_key_fold<float, 5>(5, blocks, pass, fail);
-  if (!g_quiet) printf("emu: segmented, row and keyed sums%s: %d passed, %d failed\n", g_fibers ? (g_warp == 32 ? " (fibers wave32)" : " (fibers wave64)") : "", pass, fail);
+  if (!g_quiet) printf("emu: segmented, row and keyed sums and segmented cumsums%s: %d passed, %d failed\n", g_fibers ? (g_warp == 32 ? " (fibers wave32)" : " (fibers wave64)") : "", pass, fail);
   return fail;
 }
 
