@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # CI stage for the C library (reprosum-ffi): header freshness, header compile checks, the
 # static library, the C tests under AddressSanitizer + UndefinedBehaviorSanitizer, the MPI
-# example at 1, 2, 3, 4 and 8 ranks, and miri over the crate's unit tests and the core's
-# block-deposit test.
-# Run from anywhere: bash .ci/ffi.sh. Installs what it needs (apt, cargo install, rustup).
+# example at 1, 2, 3, 4 and 8 ranks. (miri over the crate's unit tests: .ci/miri.sh.)
+# Run from anywhere: bash .ci/ffi.sh. Installs what it needs (apt, cargo install).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -39,10 +38,6 @@ install_tools() {
     # Its own target dir (not ours): a cargo install must not share the workspace's.
     env -u CARGO_TARGET_DIR cargo install cbindgen --version "$CBINDGEN_VERSION" --locked --quiet
   fi
-  if ! cargo +nightly miri --version >/dev/null 2>&1; then
-    rustup toolchain install nightly --profile minimal -c miri -c rust-src
-  fi
-  cargo +nightly miri setup >/dev/null
 }
 
 header_fresh() {
@@ -142,38 +137,10 @@ mpi() {
   echo "MPI: 1, 2, 3, 4, 8 ranks x 4 splits: the single-process bits every time"
 }
 
-miri() {
-  # The unit tests in ffi/src (small inputs; the FP-mode test is ignored: miri cannot run
-  # the inline assembly). The C-program tests (ffi/tests) cannot run under miri (they start
-  # a compiler) and are not part of --lib.
-  if ! cargo +nightly miri test -p reprosum-ffi --lib -- --nocapture --test-threads=1 > "$WORK/miri.log" 2>&1; then
-    tail -60 "$WORK/miri.log"
-    return 1
-  fi
-  grep -E '^(test |test result)|^miri:' "$WORK/miri.log"
-  # The facade's one unsafe write (the threads' scatter of the keyed sum), on two rayon
-  # threads. Tree borrows, exposed provenance and leaks allowed: rayon's crossbeam-epoch
-  # breaks the stacked-borrows rules and keeps its global state past the end.
-  if ! MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks" \
-      cargo +nightly miri test -p reprosum --lib keys_are_gathered_by_the_threads > "$WORK/miri-facade.log" 2>&1; then
-    tail -60 "$WORK/miri-facade.log"
-    return 1
-  fi
-  grep -E '^(test |test result)' "$WORK/miri-facade.log"
-  # The core's block deposit at every kind of fold (an instance per fold, and the one for a
-  # run-time fold) on the paths miri runs (portable and scalar), small inputs.
-  if ! cargo +nightly miri test -p reprosum-core --lib simd:: -- --test-threads=1 > "$WORK/miri-core.log" 2>&1; then
-    tail -60 "$WORK/miri-core.log"
-    return 1
-  fi
-  grep -E '^(test |test result)' "$WORK/miri-core.log"
-}
-
 step install install_tools
 step header-fresh header_fresh
 step header-compiles header_compiles
 step static-lib build_lib
 step sanitizers sanitized_tests
 step mpi mpi
-step miri miri
 echo "--- ffi: all passed in $(( $(date +%s) - ffi_start ))s"

@@ -1,21 +1,18 @@
 #!/usr/bin/env bash
 # CI stage for the CUDA back end (reprosum-gpu, feature cuda). Host side only: no GPU or
 # driver is needed, and the device tests print why they skip.
-#  1. build, clippy and test the crate with --features cuda;
+#  1. clippy and test the crate with --features cuda;
 #  2. run the kernel source on the CPU (gpu/tests/emu: real barriers, several block sizes)
 #     against the vectors (tests/vectors) and cumulative sums from start states (the core's
 #     bits, written by examples/emu_from_cases.rs);
-#  3. rebuild the fatbin with the pinned pip nvcc 13.0 and compare it byte for byte with
-#     the committed gpu/kernels/reprosum.fatbin (nvcc's output is byte-stable: checked by
-#     building twice), so the committed binary is the committed source;
-#  4. build examples-c/cuda_memory.c against the pip CUDA 13.0 headers and runtime and the
+#  3. build examples-c/cuda_memory.c against the pip CUDA 13.0 headers and runtime and the
 #     C library with --features cuda (-Wall -Wextra -Werror), and run it: with no GPU it must
 #     say so and exit 77 (skipped), never pass.
+# The committed fatbin is checked against the source by .ci/gpu-binaries.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "--- gpu: build, clippy, tests (feature cuda)"
-cargo build -p reprosum-gpu --features cuda --locked
+echo "--- gpu: clippy, tests (feature cuda)"
 cargo clippy -p reprosum-gpu --features cuda --all-targets --locked -- -D warnings
 log="$(mktemp)"
 cargo test -p reprosum-gpu --features cuda --locked -- --nocapture 2>&1 | tee "$log"
@@ -25,9 +22,7 @@ if ! grep -qE "SKIP |device 0:" "$log"; then
 fi
 
 echo "--- gpu: kernel source on the CPU (emulated blocks) against the vectors (tests/vectors)"
-command -v g++ >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends g++ >/dev/null; }
-emu="$(mktemp -d)/emu"
-g++ -std=c++20 -O1 -ffp-contract=off -pthread -Wall -Wextra -Wno-unknown-pragmas -Werror gpu/tests/emu/emu.cpp -o "$emu"
+emu=$(bash .ci/emu-build.sh)
 "$emu" tests/vectors/known_answers.txt 1 3 32 33
 "$emu" tests/vectors/core_vectors.txt 7 32 100
 # Generated long inputs (many tiles): the fixed-window tile kernels and their fallbacks.
@@ -51,24 +46,7 @@ for path in fixed general tile0 lookback; do
   "$emu" --warp 32 --ignore-start "$path" --expect-fail "$from" 33 128 | tail -n 2
 done
 
-echo "--- gpu: the committed fatbin is the committed kernel source"
-venv=/tmp/reprosum-cuda-venv
-if [ ! -x "$venv/bin/nvcc-ok" ]; then
-  python3 -m venv "$venv" 2>/dev/null || {
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
-    python3 -m venv "$venv"
-  }
-  "$venv/bin/pip" install -q nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-cuda-runtime==13.0.96
-  touch "$venv/bin/nvcc-ok"
-fi
-nvcc="$(ls "$venv"/lib/python3*/site-packages/nvidia/cu13/bin/nvcc)"
-fresh="$(mktemp -d)/reprosum.fatbin"
-NVCC="$nvcc" gpu/scripts/build-fatbin.sh "$fresh"
-if ! cmp -s "$fresh" gpu/kernels/reprosum.fatbin; then
-  echo "gpu: gpu/kernels/reprosum.fatbin does not match gpu/kernels/reprosum.cu: run gpu/scripts/build-fatbin.sh and commit the result" >&2
-  exit 1
-fi
-echo "gpu: fatbin matches the source ($(sha256sum <"$fresh" | cut -c1-16))"
+venv=$(bash .ci/cuda-venv.sh)
 
 echo "--- gpu: examples-c/cuda_memory.c builds against the pip CUDA runtime; without a GPU it skips (77)"
 cargo build -p reprosum-ffi --release --features cuda --locked

@@ -2,19 +2,16 @@
 # CI stage for the HIP back end (reprosum-gpu, feature hip). No AMD GPU and no ROCm driver
 # here: everything is host-side, and the device tests print why they skip.
 #  1. install Debian's hipcc (ROCm 5.2.3, clang 15; it also brings libamdhip64.so.5);
-#  2. rebuild the code-object bundle from the kernel source, audit it (no contractable FP
-#     operation in the IR, no FMA in the ISA, IEEE denormals and round-to-nearest in every
-#     kernel descriptor) and compare it byte for byte with gpu/kernels/reprosum.hipfb
-#     (hipcc's output is byte-stable: checked by building twice);
-#  3. build, clippy and test the crate with --features hip, once with the runtime present
+#  2. clippy and test the crate with --features hip, once with the runtime present
 #     (no device: NoHipDevice) and once with no runtime (NoHipRuntime);
-#  4. run the kernel text on the CPU (gpu/tests/emu, fiber engine: no implicit
+#  3. run the kernel text on the CPU (gpu/tests/emu, fiber engine: no implicit
 #     synchronisation, poisoned shared memory) at wave widths 32 and 64, blocks 64, 256 and
 #     1024, in several thread orders, against both vectors files and cumulative sums from
 #     start states (examples/emu_from_cases.rs); then the self-checks:
 #     every barrier removed in turn must be detected, the warp-synchronous tail must fail at
 #     both widths, the kWarp = 32 shuffle reduction must fail at wave64 and pass at wave32,
 #     and the warpSize shuffle reduction (the control) must pass at both.
+# The committed code-object bundle is rebuilt, audited and compared by .ci/gpu-binaries.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
@@ -31,18 +28,9 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 lap "install"
 
-echo "--- hip: the committed bundle is the committed kernel source (rebuild, audit, compare)"
 work="$(mktemp -d)"
-gpu/scripts/build-hip.sh --audit "$work/audit" "$work/reprosum.hipfb"
-if ! cmp -s "$work/reprosum.hipfb" gpu/kernels/reprosum.hipfb; then
-  echo "hip: gpu/kernels/reprosum.hipfb does not match gpu/kernels/reprosum.cu: run gpu/scripts/build-hip.sh and commit the result" >&2
-  exit 1
-fi
-echo "hip: bundle matches the source ($(sha256sum <"$work/reprosum.hipfb" | cut -c1-16))"
-lap "bundle"
 
-echo "--- hip: build, clippy, tests (feature hip)"
-cargo build -p reprosum-gpu --features hip --locked
+echo "--- hip: clippy, tests (feature hip)"
 cargo clippy -p reprosum-gpu --features hip --all-targets --locked -- -D warnings
 for lib in "" /nonexistent/libamdhip64.so; do
   log="$(mktemp)"
@@ -56,8 +44,7 @@ done
 lap "crate"
 
 echo "--- hip: kernel source on the CPU at wave32 and wave64 against the vectors (tests/vectors)"
-emu="$work/emu"
-g++ -std=c++20 -O1 -ffp-contract=off -pthread -Wall -Wextra -Wno-unknown-pragmas -Werror gpu/tests/emu/emu.cpp -o "$emu"
+emu=$(bash .ci/emu-build.sh)
 for v in tests/vectors/known_answers.txt tests/vectors/core_vectors.txt; do
   "$emu" --warp 32 --sched asc "$v" 64 256 1024
   "$emu" --warp 64 --sched desc "$v" 64 256 1024
