@@ -18,7 +18,8 @@
 //! new run starts after it.
 //!
 //! The AVX-512 and AVX2 paths do the three passes in registers, one vector of elements
-//! at a time: one kernel (`x86::fast`), written over a small trait of lane operations and
+//! at a time (two side by side while nothing stops them: the same operations per
+//! element): one kernel (`x86::fast`), written over a small trait of lane operations and
 //! instantiated for f64 and f32 lanes on each instruction set. It mostly skips the
 //! split of pass 3: a slot's pieces are tiny beside its carry unit Q (at most Q / 2048 for
 //! f64, Q / 512 for f32: the endurance), so its running remainder, in `[0, Q)` after a
