@@ -242,6 +242,7 @@ struct Kernels {
     tile_scan_fixed: Option<Func>,
     /// The segmented sums (`segmented.rs`).
     seg_sum: Func,
+    seg_long: Func,
     seg_join: Func,
     /// With [`crate::runtime::Caps::single_pass`].
     cumsum_lookback: Option<Func>,
@@ -519,6 +520,7 @@ impl<R: Runtime> Device<R> {
                     tile_reduce_fixed: fixed("tile_reduce_fixed")?,
                     tile_scan_fixed: fixed("tile_scan_fixed")?,
                     seg_sum: f("seg_sum")?,
+                    seg_long: f("seg_long")?,
                     seg_join: f("seg_join")?,
                     cumsum_lookback: if R::CAPS.single_pass {
                         fixed("cumsum_lookback")?
@@ -2380,6 +2382,7 @@ mod tests {
         assert_eq!(params("rs_probe"), PROBE_PARAMS);
         assert_eq!(params("rs_seg_prep"), segmented::SEG_PREP_PARAMS);
         assert_eq!(params("rs_seg_sum"), segmented::SEG_SUM_PARAMS);
+        assert_eq!(params("rs_seg_long"), segmented::SEG_LONG_PARAMS);
         assert_eq!(params("rs_seg_join"), segmented::SEG_JOIN_PARAMS);
         assert_eq!(params("rs_segcs_reduce"), segmented::SEGCS_REDUCE_PARAMS);
         assert_eq!(params("rs_segcs_carry"), segmented::SEGCS_CARRY_PARAMS);
@@ -2471,6 +2474,7 @@ mod tests {
             "rs_tile_reduce_fixed",
             "rs_tile_prefixes",
             "rs_seg_sum",
+            "rs_seg_long",
             "rs_seg_join",
             "rs_cumsum_lookback",
             "rs_segcs_reduce",

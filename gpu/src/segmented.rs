@@ -15,12 +15,20 @@ use super::*;
 
 /// Parameters of the segmented kernels (checked against the kernel source by a test).
 pub(super) const SEG_PREP_PARAMS: usize = 10;
-pub(super) const SEG_SUM_PARAMS: usize = 12;
-pub(super) const SEG_JOIN_PARAMS: usize = 12;
+pub(super) const SEG_SUM_PARAMS: usize = 13;
+pub(super) const SEG_LONG_PARAMS: usize = 15;
+pub(super) const SEG_JOIN_PARAMS: usize = 16;
 
 /// Threads per block of the segmented kernels unless a launch says otherwise (a tile is
 /// `block * SEG_ITEMS` positions; any block size is correct).
 pub const SEG_BLOCK: u32 = 128;
+
+/// Threads per block of the long groups' kernel (`rs_seg_long`; any block size is correct).
+pub const SEG_LONG_BLOCK: u32 = 256;
+
+/// Tiles per chunk of the long groups' kernel: each block adds the long groups' pieces in
+/// `SEG_LONG_TILES` tiles of positions (any count >= 1 is correct).
+pub const SEG_LONG_TILES: u64 = 16;
 
 /// The groups of one call, as the kernels take them.
 #[derive(Clone, Copy)]
@@ -171,37 +179,74 @@ impl<R: Runtime> Device<R> {
                 "{ntiles} tiles of {tile} values"
             )));
         }
+        // Groups of more positions than a tile are long: rs_seg_long adds them in chunks of
+        // SEG_LONG_TILES tiles, and rs_seg_sum skips their positions.
+        let lmin = tile + 1;
+        let m = SEG_LONG_TILES;
+        let nchunks = l.span.div_ceil(m * tile);
         let nt = ntiles as usize;
         let state = st * T::BYTES;
         let bytes = nt
             .checked_mul(8 + 2 * state)
-            .and_then(|b| b.checked_add(16))
+            .and_then(|b| b.checked_add(16 + 2 * state * nchunks as usize))
             .ok_or(GpuError::InvalidLaunch(format!("{ntiles} tiles")))?;
         ws.seg.ensure::<R>(bytes)?;
         let err = ws.seg.ptr;
         let tile_first = err + 16;
         let heads = tile_first + 8 * ntiles;
         let tails = heads + state as u64 * ntiles;
+        let lheads = tails + state as u64 * ntiles;
+        let ltails = lheads + state as u64 * nchunks;
         // SAFETY: the workspace's seg buffer holds the error words and the tile numbers.
         unsafe { self.prep_locked::<T>(&l, tile, ntiles, err, tile_first, stream) }?;
-        let args: Args<SEG_SUM_PARAMS> = Args([
-            x,
-            l.off,
-            l.nseg,
-            l.stride,
-            l.cols,
-            l.span,
-            tile_first,
-            ntiles,
-            heads,
-            tails,
-            out,
-            fold as u64,
-        ]);
-        // SAFETY: the kernel reads `span` values at x and the offsets (the caller's contract),
-        // the tile numbers written above, and writes `out` (the caller's) and the tiles' pieces
-        // (allocated above).
-        unsafe { self.launch(&k.seg_sum, ntiles as u32, block, smem, stream, args) }?;
+        // Rows are all long or all short: one of the two kernels has nothing to add.
+        let rows = l.off == 0;
+        if !(rows && l.cols >= lmin) {
+            let args: Args<SEG_SUM_PARAMS> = Args([
+                x,
+                l.off,
+                l.nseg,
+                l.stride,
+                l.cols,
+                lmin,
+                l.span,
+                tile_first,
+                ntiles,
+                heads,
+                tails,
+                out,
+                fold as u64,
+            ]);
+            // SAFETY: the kernel reads `span` values at x and the offsets (the caller's
+            // contract), the tile numbers written above, and writes `out` (the caller's) and
+            // the tiles' pieces (allocated above).
+            unsafe { self.launch(&k.seg_sum, ntiles as u32, block, smem, stream, args) }?;
+        }
+        if nchunks > 0 && !(rows && l.cols < lmin) {
+            let (lblock, lsmem) = self.block_for(&k.seg_long, None, SEG_LONG_BLOCK, state, 16)?;
+            let lgrid = nchunks.min(i32::MAX as u64) as u32;
+            let args: Args<SEG_LONG_PARAMS> = Args([
+                x,
+                l.off,
+                l.nseg,
+                l.stride,
+                l.cols,
+                lmin,
+                l.span,
+                tile_first,
+                ntiles,
+                tile,
+                m,
+                lheads,
+                ltails,
+                out,
+                fold as u64,
+            ]);
+            // SAFETY: the kernel reads `span` values at x and the offsets (the caller's
+            // contract) and the tile numbers written above, and writes `out` (the caller's)
+            // and the chunks' pieces (allocated above).
+            unsafe { self.launch(&k.seg_long, lgrid, lblock, lsmem, stream, args) }?;
+        }
         let (jblock, jsmem) = self.block_for(&k.seg_join, None, SEG_BLOCK, state, 16)?;
         let jgrid = ntiles.min(self.multiprocessors as u64 * 8).max(1) as u32;
         let args: Args<SEG_JOIN_PARAMS> = Args([
@@ -209,12 +254,16 @@ impl<R: Runtime> Device<R> {
             l.nseg,
             l.stride,
             l.cols,
+            lmin,
             l.span,
             tile_first,
             ntiles,
             tile,
+            m,
             heads,
             tails,
+            lheads,
+            ltails,
             out,
             fold as u64,
         ]);
