@@ -444,6 +444,8 @@ pub struct Device<R: Runtime> {
     probe: Func,
     /// The segmented sums' first kernel (one for every type and fold).
     seg_prep: Func,
+    /// The segmented sums' list of the tiles with short groups.
+    seg_list: Func,
     /// The keyed sum's kernels (`keyed.rs`).
     keyed: keyed::KeyKernels,
     /// The segmented cumsum's kernels (`segmented.rs`).
@@ -543,6 +545,8 @@ impl<R: Runtime> Device<R> {
         // SAFETY: as above.
         let seg_prep = unsafe { R::function(o.module, "rs_seg_prep") }?;
         // SAFETY: as above.
+        let seg_list = unsafe { R::function(o.module, "rs_seg_list") }?;
+        // SAFETY: as above.
         let keyed = unsafe { keyed::KeyKernels::load::<R>(o.module) }?;
         // SAFETY: as above.
         let segcs = unsafe { segmented::SegCsKernels::load::<R>(o.module) }?;
@@ -559,6 +563,7 @@ impl<R: Runtime> Device<R> {
             runtime_fold,
             probe,
             seg_prep,
+            seg_list,
             keyed,
             segcs,
             ws: Mutex::new(Workspace::new()),
@@ -2381,6 +2386,7 @@ mod tests {
         assert_eq!(params("rs_cumsum_lookback"), LOOKBACK_PARAMS);
         assert_eq!(params("rs_probe"), PROBE_PARAMS);
         assert_eq!(params("rs_seg_prep"), segmented::SEG_PREP_PARAMS);
+        assert_eq!(params("rs_seg_list"), segmented::SEG_LIST_PARAMS);
         assert_eq!(params("rs_seg_sum"), segmented::SEG_SUM_PARAMS);
         assert_eq!(params("rs_seg_long"), segmented::SEG_LONG_PARAMS);
         assert_eq!(params("rs_seg_join"), segmented::SEG_JOIN_PARAMS);

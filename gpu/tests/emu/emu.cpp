@@ -710,9 +710,15 @@ static bool seg_kernels(const SegCase& c, const T* x, unsigned block, int fold_a
   const unsigned long long nchunks = (c.span + m * tile - 1) / (m * tile);
   std::vector<T> lheads(nchunks * st + 1, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), ltails(lheads);
   const RsGroups G = rs_seg_groups_long(off, c.nseg, c.stride, c.cols, lmin);
-  launch(ntiles, block, smem, [&] { rs_seg_sum_body<T, K, RsF<T>::SEG_E>(x, G, c.span, tile_first.data(), ntiles, heads.data(), tails.data(), out.data(), fold); });
+  // The tiles with short groups listed (on a small grid), then rs_seg_sum over the list on
+  // fewer blocks than tiles (each block takes several in turn).
+  unsigned count = 0;
+  std::vector<rs_u32> list(ntiles, 0xA5A5A5A5u);
+  launch(2, 3, 0, [&] { rs_seg_list(off, c.nseg, c.stride, c.cols, lmin, c.span, tile, ntiles, tile_first.data(), &count, list.data()); });
+  const unsigned sgrid = ntiles > 2 ? (unsigned)(ntiles / 2) : 1u;
+  launch(sgrid, block, smem, [&] { rs_seg_sum_tiles<T, K, RsF<T>::SEG_E>(x, G, c.span, tile_first.data(), ntiles, &count, list.data(), heads.data(), tails.data(), out.data(), fold); });
   const unsigned lgrid = nchunks > 3 ? (unsigned)(nchunks - 2) : 1u;
-  launch(lgrid, lblock, 16 + sizeof(T) * st * lblock, [&] { rs_seg_long_body<T, K>(x, G, c.span, tile_first.data(), ntiles, tile, m, lheads.data(), ltails.data(), out.data(), fold); });
+  launch(lgrid, lblock, 16 + sizeof(T) * st * lblock + 48 * (m + 1), [&] { rs_seg_long_body<T, K>(x, G, c.span, tile_first.data(), ntiles, tile, m, lheads.data(), ltails.data(), out.data(), fold); });
   launch(3, block, 16 + sizeof(T) * st * block, [&] { rs_seg_join_body<T, K>(G, c.span, tile_first.data(), ntiles, tile, m, heads.data(), tails.data(), lheads.data(), ltails.data(), out.data(), fold); });
   return !g_engine_error;
 }
