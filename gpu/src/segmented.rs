@@ -22,16 +22,22 @@ pub(super) const SEG_SUM_PARAMS: usize = 15;
 pub(super) const SEG_LONG_PARAMS: usize = 15;
 pub(super) const SEG_JOIN_PARAMS: usize = 16;
 
-/// Threads per block of the segmented kernels unless a launch says otherwise (a tile is
-/// `block * SEG_ITEMS` positions; any block size is correct).
+/// Threads per block of the segmented cumsum's tile kernels unless a launch says otherwise
+/// (a tile is `block * SEG_ITEMS` positions; any block size is correct), and of the
+/// segmented sum's join.
 pub const SEG_BLOCK: u32 = 128;
 
+/// Threads per block of the segmented sum's short groups' kernel (`rs_seg_sum`) unless a
+/// launch says otherwise: its tile is `SEG_SUM_BLOCK * SEG_ITEMS` positions (1024 f64, 2048
+/// f32), and a group of more positions is long (any block size is correct).
+pub const SEG_SUM_BLOCK: u32 = 64;
+
 /// Threads per block of the long groups' kernel (`rs_seg_long`; any block size is correct).
-pub const SEG_LONG_BLOCK: u32 = 256;
+pub const SEG_LONG_BLOCK: u32 = 128;
 
 /// Tiles per chunk of the long groups' kernel: each block adds the long groups' pieces in
 /// `SEG_LONG_TILES` tiles of positions (any count >= 1 is correct).
-pub const SEG_LONG_TILES: u64 = 16;
+pub const SEG_LONG_TILES: u64 = 32;
 
 /// The groups of one call, as the kernels take them.
 #[derive(Clone, Copy)]
@@ -171,7 +177,7 @@ impl<R: Runtime> Device<R> {
         let (block, smem) = self.block_for(
             &k.seg_sum,
             launch.block,
-            SEG_BLOCK,
+            SEG_SUM_BLOCK,
             8 + T::BYTES * (st + items + 1) + 4,
             16 + (T::BYTES * st + 4) * RAKE,
         )?;
