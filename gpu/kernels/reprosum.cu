@@ -47,7 +47,8 @@
 //                 does not qualify gets its prefix stored and is listed for rs_tile_scan.
 //                 The passes above remain for one tile, for the run-time folds, for a block
 //                 whose shared memory does not fit, and for a runtime without it.
-//   rs_seg_prep, rs_seg_sum, rs_seg_join  the segmented and row sums (see their section).
+//   rs_seg_prep, rs_seg_list, rs_seg_sum, rs_seg_long, rs_seg_join  the segmented and row
+//                 sums (see their section).
 //   rs_key_count, rs_u64_scan_*, rs_key_scatter  the keyed sums' counting sort by key,
 //                 before the segmented kernels (see their section).
 //   rs_probe      arithmetic probe (subnormals, ties to even, signed zero).
@@ -1625,27 +1626,36 @@ RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl, RsFold<K
 //
 // Groups (RsGroups) are segments (offsets: group g is [off[g], off[g + 1])) or the rows of a
 // matrix (offsets null: row g is [g * stride, g * stride + cols); the positions between a
-// row's end and the next row's begin are read and skipped). The span [0, span) is cut into
-// tiles of blockDim * RsF<T>::SEG_E positions, one per block (rs_seg_sum). A tile that one
+// row's end and the next row's begin are skipped). rs_seg_prep, first, finds the group of
+// each tile's first position (tiles of blockDim * RsF<T>::SEG_E positions of rs_seg_sum)
+// and checks the offsets. A group of more positions than a tile (at least lmin) is long:
+// rs_seg_long adds it as the sum adds, in chunks of m tiles (per-thread states over 16-byte
+// loads, a block merge for each piece of a long group in a chunk), writing a group within a
+// chunk and leaving the pieces of one that crosses chunks (lheads, ltails). The short groups
+// are rs_seg_sum's, over the tiles that rs_seg_list lists (those holding a position of a
+// short group; a long group's positions are a gap to it and are not read). A tile that one
 // group holds whole is added as the sum adds (any order, a block merge). Otherwise each
 // thread adds its E consecutive positions group by group, writes the sum of every group that
 // begins and ends within its positions, and hands the state of the group still open at its
-// end to a segmented block scan (rs_seg_block_scan), after which the thread where a group ends (that
-// began earlier in the tile) writes its sum. A group crossing tiles leaves per-tile pieces:
-// `tails[t]` (the piece of the group open at the end of tile t, from its begin or the tile's
-// start) and `heads[t]` (the piece of the group holding the tile's first position, when it
-// began before the tile); rs_seg_join merges them (tails[t0], heads[t0 + 1 .. t1]) for each
-// such group and writes empty groups' +0. rs_seg_prep, before them, finds each tile's first
-// group and checks the offsets. Every group's sum is the merge of exact states of its
-// values, so its bits are those of the core's sum of the group alone, whatever the tiles,
-// blocks or grid.
+// end to a segmented block scan (rs_seg_block_scan), after which the thread where a group
+// ends (that began earlier in the tile) writes its sum. A short group crossing tiles leaves
+// per-tile pieces: `tails[t]` (the piece of the group open at the end of tile t, from its
+// begin or the tile's start) and `heads[t]` (the piece of the group holding the tile's first
+// position, when it began before the tile). rs_seg_join merges the pieces of every group
+// that crosses tiles or chunks and writes empty groups' +0. Every group's sum is the merge
+// of exact states of its values, so its bits are those of the core's sum of the group alone,
+// whatever the tiles, chunks, blocks or grid.
 
-// The groups of a segmented sum.
+// The groups of a segmented sum. With `lmin` (not 0), a group of at least lmin positions is
+// long: rs_seg_long adds it, and end() (the view of rs_seg_sum and of the join's short
+// pieces) gives its begin, so that its positions are a gap there; end_all() is the true end.
 struct RsGroups {
   const rs_u64* off;
-  rs_u64 nseg, stride, cols;
+  rs_u64 nseg, stride, cols, lmin;
   RS_MEMBER rs_u64 begin(rs_u64 g) const { return off ? off[g] : g * stride; }
-  RS_MEMBER rs_u64 end(rs_u64 g) const { return off ? off[g + 1] : g * stride + cols; }
+  RS_MEMBER rs_u64 end_all(rs_u64 g) const { return off ? off[g + 1] : g * stride + cols; }
+  RS_MEMBER bool is_long(rs_u64 g) const { return lmin != 0 && end_all(g) - begin(g) >= lmin; }
+  RS_MEMBER rs_u64 end(rs_u64 g) const { return is_long(g) ? begin(g) : end_all(g); }
   // The begin of the next group (none: the largest position).
   RS_MEMBER rs_u64 next(rs_u64 g) const { return g + 1 < nseg ? begin(g + 1) : ~(rs_u64)0; }
   // The last group that begins at or before p (the group holding p, or the row whose gap
@@ -1670,6 +1680,15 @@ RS_DEV RsGroups rs_seg_groups(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_
   G.nseg = nseg;
   G.stride = stride;
   G.cols = cols;
+  G.lmin = 0;
+  return G;
+}
+
+// The groups with the long ones (at least lmin positions, lmin > the short tile) left to
+// rs_seg_long.
+RS_DEV RsGroups rs_seg_groups_long(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64 cols, rs_u64 lmin) {
+  RsGroups G = rs_seg_groups(off, nseg, stride, cols);
+  G.lmin = lmin;
   return G;
 }
 
@@ -1780,9 +1799,43 @@ RS_DEV T rs_finish(RsAcc<T, K>& a) {
 // Shared memory of rs_seg_sum: 16 bytes, blockDim group numbers, the scan's (2K + 1)
 // (blockDim + RS_RAKE) values, the tile (blockDim * (E + 1) values, padded), the scan's
 // blockDim + RS_RAKE flags.
+// The positions [ts + la, ts + lb) of tile t (ts = t * tile, cnt positions) hold every
+// position of the tile that a short group holds: before la, the gap of ga = tile_first[t] (a
+// long group's positions, or a row's gap); from lb, a long group that begins in the tile and
+// goes on past it (tile_first[t + 1]: with lmin above the tile, no other long group meets
+// the tile). la >= lb: the tile has nothing for rs_seg_sum.
+RS_DEV void rs_seg_short_range(const RsGroups& G, const rs_u64* tile_first, rs_u64 ntiles, rs_u64 t, rs_u64 ts,
+                               unsigned cnt, unsigned& la, unsigned& lb) {
+  const rs_u64 ga = tile_first[t];
+  const rs_u64 na = G.next(ga);
+  la = G.end(ga) <= ts ? (unsigned)(na - ts < cnt ? na - ts : cnt) : 0u;
+  lb = cnt;
+  if (t + 1 < ntiles) {
+    const rs_u64 gb = tile_first[t + 1];
+    const rs_u64 bz = G.begin(gb);
+    if (gb != ga && bz > ts && bz < ts + cnt && G.is_long(gb)) lb = (unsigned)(bz - ts);
+  }
+}
+
+// The tiles of `tile` positions that hold a position of a short group, appended to `list`
+// (*count counts; zeroed by the host) for rs_seg_sum. Grid-stride: any grid.
+RS_KERNEL void rs_seg_list(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64 cols, rs_u64 lmin, rs_u64 span,
+                           rs_u64 tile, rs_u64 ntiles, const rs_u64* tile_first, rs_u32* count, rs_u32* list) {
+  const RsGroups G = rs_seg_groups_long(off, nseg, stride, cols, lmin);
+  const rs_u64 nthreads = RS_GDIM * (rs_u64)RS_BDIM;
+  for (rs_u64 t = RS_BID * (rs_u64)RS_BDIM + RS_TID; t < ntiles; t += nthreads) {
+    const rs_u64 ts = t * tile;
+    const rs_u64 left = span > ts ? span - ts : 0;
+    const unsigned cnt = (unsigned)(left < tile ? left : tile);
+    unsigned la, lb;
+    rs_seg_short_range(G, tile_first, ntiles, t, ts, cnt, la, lb);
+    if (la < lb) list[RS_ATOMIC_ADD_U32(count, 1u)] = (rs_u32)t;
+  }
+}
+
 template <typename T, int K, int E>
-RS_DEV void rs_seg_sum_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* tile_first, rs_u64 ntiles, T* heads,
-                            T* tails, T* out, RsFold<K> f) {
+RS_DEV void rs_seg_sum_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* tile_first, rs_u64 ntiles,
+                            rs_u64 t, T* heads, T* tails, T* out, RsFold<K> f) {
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
   const rs_u64 st = 2 * f.get() + 1;
@@ -1790,7 +1843,6 @@ RS_DEV void rs_seg_sum_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* t
   T* S = reinterpret_cast<T*>(tfirst + B);
   T* vals = S + st * (B + RS_RAKE);
   rs_u32* F = reinterpret_cast<rs_u32*>(vals + (rs_u64)B * (E + 1));
-  const rs_u64 t = RS_BID;
   const rs_u64 tile = (rs_u64)B * E;
   const rs_u64 ts = t * tile;
   const rs_u64 left = span > ts ? span - ts : 0;
@@ -1800,6 +1852,10 @@ RS_DEV void rs_seg_sum_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* t
   // the groups after it begin after it).
   const rs_u64 ga = tile_first[t];
   const rs_u64 gb = t + 1 < ntiles ? tile_first[t + 1] : G.nseg - 1;
+  // Only the positions [la, lb) can hold a short group's: the others are not read.
+  unsigned la, lb;
+  rs_seg_short_range(G, tile_first, ntiles, t, ts, cnt, la, lb);
+  if (la >= lb) return;  // the same for every thread
   if (cnt > 0 && G.begin(ga) <= ts && G.end(ga) >= ts + cnt && G.next(ga) >= ts + cnt) {
     // One group holds the whole tile (the same for every thread): the values in any order,
     // per-thread states and a block merge, as the sum.
@@ -1839,7 +1895,7 @@ RS_DEV void rs_seg_sum_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* t
 #pragma unroll
   for (int j = 0; j < E; ++j) {
     const unsigned i = (unsigned)j * B + tid;
-    if (i < cnt) vals[rs_pad<E>(i)] = x[ts + i];
+    if (i >= la && i < lb) vals[rs_pad<E>(i)] = x[ts + i];  // the others are never read
   }
   RS_SYNC();
   const unsigned lo = tid * (unsigned)E;
@@ -1930,23 +1986,143 @@ RS_DEV void rs_seg_sum_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* t
   }
 }
 
-// The sums of the groups that cross tiles (block-wide, for each tile where one ends), then
-// +0 for every empty group. Shared memory: 16 bytes, then (2K + 1) blockDim values.
+// rs_seg_sum: the tiles rs_seg_list listed, grid-stride (any grid; their order does not
+// matter: each tile writes only its own pieces and the groups it ends).
+template <typename T, int K, int E>
+RS_DEV void rs_seg_sum_tiles(const T* x, RsGroups G, rs_u64 span, const rs_u64* tile_first, rs_u64 ntiles,
+                             const rs_u32* count, const rs_u32* list, T* heads, T* tails, T* out, RsFold<K> f) {
+  const rs_u64 n = *count;
+#pragma unroll 1
+  for (rs_u64 i = RS_BID; i < n; i += RS_GDIM) {
+    rs_seg_sum_body<T, K, E>(x, G, span, tile_first, ntiles, list[i], heads, tails, out, f);
+    RS_SYNC();  // the next tile's block merge writes S, which the scan above reads last
+  }
+}
+
+// Adds the n values at xp (any alignment) into the threads' states, as the sum adds: the
+// values before the first 16-byte boundary and after the last whole vector one at a time,
+// the rest as 16-byte vectors, RS_UNROLL of them per thread and chunk. Every thread of the
+// block takes part (no barrier).
 template <typename T, int K>
-RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, rs_u64 ntiles, rs_u64 tile,
-                             const T* heads, const T* tails, T* out, RsFold<K> f) {
+RS_DEV void rs_block_add_range(RsAcc<T, K>& a, const T* xp, rs_u64 n) {
+  const int VEC = RsF<T>::VEC;
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 mis = ((rs_u64)(reinterpret_cast<unsigned long long>(xp)) / sizeof(T)) % (rs_u64)VEC;
+  rs_u64 head = mis ? (rs_u64)VEC - mis : 0;
+  if (head > n) head = n;
+  const T* xv = xp + head;
+  const rs_u64 nvec = (n - head) / (rs_u64)VEC;
+  const rs_u64 tail = head + nvec * (rs_u64)VEC;
+  const rs_u64 per_iter = (rs_u64)B * RS_UNROLL;
+  const rs_u64 full = nvec / per_iter;
+#pragma unroll 1
+  for (rs_u64 it = 0; it < full; ++it) {
+    const rs_u64 v0 = it * per_iter + tid;
+    T v[RS_UNROLL * RsF<T>::VEC];
+#pragma unroll
+    for (int u = 0; u < RS_UNROLL; ++u) {
+      T w[RsF<T>::VEC];
+      rs_ld16(xv + (v0 + (rs_u64)u * B) * (rs_u64)VEC, w);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) v[u * VEC + e] = w[e];
+    }
+    rs_add_chunk(a, v);
+  }
+  for (rs_u64 vi = full * per_iter + tid; vi < nvec; vi += B) {
+    T w[RsF<T>::VEC];
+    rs_ld16(xv + vi * (rs_u64)VEC, w);
+    rs_add_chunk(a, w);
+  }
+  for (rs_u64 i = tid; i < head; i += B) rs_add_one(a, xp[i]);
+  for (rs_u64 i = tail + tid; i < n; i += B) rs_add_one(a, xp[i]);
+}
+
+// The long groups (G.lmin: at least lmin positions, lmin above the short tile), shaped as the
+// sum: chunk c is the positions [c * m * tile, (c + 1) * m * tile) of the span (m short
+// tiles; grid-stride over the chunks, any grid). Each piece of a long group in the chunk is
+// added by the whole block (per-thread states over 16-byte loads, a block merge): a group
+// within the chunk is written, the piece of a group begun before the chunk goes to
+// lheads[c], that of a group going on past it to ltails[c] (both for a group holding the
+// whole chunk), for rs_seg_join. Every long group meeting the chunk holds one of its tiles'
+// first positions or the position after the chunk (a long group is longer than a tile), so
+// the groups tile_first[c * m .. c * m + m] are the candidates; the threads look them up
+// together (C: g, begin, end of each, or no group; two copies, one for the block's even
+// chunks and one for its odd ones, so that a chunk's candidates are written while no thread
+// can still read those of the chunk before). Shared memory: 16 bytes, (2K + 1) blockDim
+// values, then 6 (m + 1) words.
+template <typename T, int K>
+RS_DEV void rs_seg_long_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* tile_first, rs_u64 ntiles,
+                             rs_u64 tile, rs_u64 m, T* lheads, T* ltails, T* out, RsFold<K> f) {
   RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 st = 2 * f.get() + 1;
   T* S = reinterpret_cast<T*>(rs_smem + 16);
+  rs_u64* C2 = reinterpret_cast<rs_u64*>(S + st * B);
+  const rs_u64 csize = m * tile;
+  const rs_u64 nchunks = (span + csize - 1) / csize;
+  unsigned odd = 0;
+#pragma unroll 1
+  for (rs_u64 c = RS_BID; c < nchunks; c += RS_GDIM, odd ^= 1u) {
+    // The barrier after these writes is passed only once every thread has read the last
+    // candidates of the block's previous chunk (the other copy).
+    rs_u64* C = C2 + 3 * (m + 1) * odd;
+    const rs_u64 cs = c * csize;
+    const rs_u64 ce = span - cs < csize ? span : cs + csize;
+    const rs_u64 t0 = c * m;
+    for (rs_u64 i = tid; i <= m; i += B) {
+      const rs_u64 t = t0 + i;  // past the last tile: no candidate
+      const rs_u64 g = t < ntiles ? tile_first[t] : ~(rs_u64)0;
+      rs_u64 b = 0, e = 0;
+      if (g != ~(rs_u64)0 && (i == 0 || tile_first[t - 1] != g) && G.is_long(g)) {
+        b = G.begin(g);
+        e = G.end_all(g);
+      }
+      C[3 * i] = g;
+      C[3 * i + 1] = b;
+      C[3 * i + 2] = e;
+    }
+    RS_SYNC();
+#pragma unroll 1
+    for (rs_u64 i = 0; i <= m; ++i) {  // the same for every thread
+      const rs_u64 g = C[3 * i], b = C[3 * i + 1], e = C[3 * i + 2];
+      const rs_u64 p0 = b > cs ? b : cs, p1 = e < ce ? e : ce;
+      if (p0 >= p1) continue;  // no long group, or none in the chunk
+      RsAcc<T, K> a(f);
+      rs_clear(a);
+      rs_block_add_range(a, x + p0, p1 - p0);
+      rs_block_reduce(a, S);
+      // No barrier before the next piece's reduction: rs_block_reduce ends with one, and its
+      // result is in thread 0's registers.
+      if (tid == 0) {
+        if (b >= cs && e <= ce) {
+          out[g] = rs_finish(a);
+        } else {
+          if (b < cs) rs_store(lheads, c * st, 1, a);
+          if (e > ce) rs_store(ltails, c * st, 1, a);
+        }
+      }
+    }
+  }
+}
+
+// The sums of the groups that cross units (tiles, or chunks of `step` tiles for the long
+// groups), block-wide for each unit where one ends: the piece in its first unit (tails) and
+// those of the units after it (heads). `longs`: the long groups (true ends); otherwise the
+// short ones (G.end, where a long group looks empty).
+template <typename T, int K>
+RS_DEV void rs_seg_join_cross(RsGroups G, rs_u64 span, const rs_u64* tile_first, rs_u64 step, rs_u64 nunits,
+                              rs_u64 size, const T* heads, const T* tails, T* out, bool longs, T* S, RsFold<K> f) {
   const unsigned tid = RS_TID, B = RS_BDIM;
   const rs_u64 st = 2 * f.get() + 1;
 #pragma unroll 1
-  for (rs_u64 t = RS_BID; t < ntiles; t += RS_GDIM) {
-    const rs_u64 ts = t * tile;
-    const rs_u64 te = span - ts < tile ? span : ts + tile;
-    const rs_u64 g = tile_first[t];
-    const rs_u64 b = G.begin(g), e = G.end(g);
+  for (rs_u64 t = RS_BID; t < nunits; t += RS_GDIM) {
+    const rs_u64 ts = t * size;
+    const rs_u64 te = span - ts < size ? span : ts + size;
+    const rs_u64 g = tile_first[t * step];
+    const rs_u64 b = G.begin(g);
+    const rs_u64 e = longs ? (G.is_long(g) ? G.end_all(g) : b) : G.end(g);
     if (b < ts && ts < e && e <= te) {  // the same for every thread
-      const rs_u64 t0 = b / tile;
+      const rs_u64 t0 = b / size;
       RsAcc<T, K> acc(f);
       rs_clear(acc);
       for (rs_u64 i = t0 + tid; i <= t; i += B) {
@@ -1955,14 +2131,50 @@ RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, 
         rs_merge_renormed(acc, o);
       }
       rs_block_reduce(acc, S);
-      // No barrier before the next tile's reduction: rs_block_reduce ends with one, and its
+      // No barrier before the next unit's reduction: rs_block_reduce ends with one, and its
       // result is in thread 0's registers.
       if (tid == 0) out[g] = rs_finish(acc);
     }
   }
+}
+
+// The sums of the groups that cross tiles (short: heads, tails) or chunks of m tiles (long:
+// lheads, ltails), then +0 for every empty group. Shared memory: 16 bytes, then (2K + 1)
+// blockDim values.
+template <typename T, int K>
+RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, rs_u64 ntiles, rs_u64 tile,
+                             rs_u64 m, const T* heads, const T* tails, const T* lheads, const T* ltails, T* out,
+                             RsFold<K> f) {
+  RS_DYN_SHARED(rs_smem);
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 st = 2 * f.get() + 1;
   const rs_u64 nthreads = RS_GDIM * (rs_u64)B;
+  // A short group crosses one tile boundary at most (it is no longer than a tile): one
+  // thread for each tile where one ends.
+  for (rs_u64 t = RS_BID * (rs_u64)B + tid; t < ntiles; t += nthreads) {
+    const rs_u64 ts = t * tile;
+    const rs_u64 te = span - ts < tile ? span : ts + tile;
+    const rs_u64 g = tile_first[t];
+    const rs_u64 b = G.begin(g), e = G.end(g);
+    if (b < ts && ts < e && e <= te) {
+      const rs_u64 t0 = b / tile;
+      RsAcc<T, K> acc(f);
+      rs_load(tails, t0 * st, 1, acc);
+      for (rs_u64 i = t0 + 1; i <= t; ++i) {
+        RsAcc<T, K> o(f);
+        rs_load(heads, i * st, 1, o);
+        rs_merge_renormed(acc, o);
+      }
+      out[g] = rs_finish(acc);
+    }
+  }
+  if (G.lmin) {
+    const rs_u64 nchunks = (span + m * tile - 1) / (m * tile);
+    rs_seg_join_cross(G, span, tile_first, m, nchunks, m * tile, lheads, ltails, out, true, S, f);
+  }
   for (rs_u64 g = RS_BID * (rs_u64)B + tid; g < G.nseg; g += nthreads)
-    if (G.begin(g) == G.end(g)) out[g] = (T)0;
+    if (G.begin(g) == G.end_all(g)) out[g] = (T)0;
 }
 
 // ---- Segmented cumsums: running sums that start afresh at every segment -----------------
@@ -2591,17 +2803,28 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                                             RsFold<K>(fold));                                       \
   }                                                                                                 \
   RS_KERNEL void rs_seg_sum_##TN##_k##KN(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 stride,  \
-                                         rs_u64 cols, rs_u64 span, const rs_u64* tile_first,         \
-                                         rs_u64 ntiles, T* heads, T* tails, T* out, rs_u64 fold) {   \
-    rs_seg_sum_body<T, K, RsF<T>::SEG_E>(x, rs_seg_groups(off, nseg, stride, cols), span,            \
-                                          tile_first, ntiles, heads, tails, out, RsFold<K>(fold));   \
+                                         rs_u64 cols, rs_u64 lmin, rs_u64 span,                     \
+                                         const rs_u64* tile_first, rs_u64 ntiles,                   \
+                                         const rs_u32* count, const rs_u32* list, T* heads,         \
+                                         T* tails, T* out, rs_u64 fold) {                           \
+    rs_seg_sum_tiles<T, K, RsF<T>::SEG_E>(x, rs_seg_groups_long(off, nseg, stride, cols, lmin), span, \
+                                           tile_first, ntiles, count, list, heads, tails, out,      \
+                                           RsFold<K>(fold));                                        \
+  }                                                                                                 \
+  RS_KERNEL void rs_seg_long_##TN##_k##KN(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 stride, \
+                                          rs_u64 cols, rs_u64 lmin, rs_u64 span,                    \
+                                          const rs_u64* tile_first, rs_u64 ntiles, rs_u64 tile,     \
+                                          rs_u64 m, T* lheads, T* ltails, T* out, rs_u64 fold) {    \
+    rs_seg_long_body<T, K>(x, rs_seg_groups_long(off, nseg, stride, cols, lmin), span, tile_first,  \
+                           ntiles, tile, m, lheads, ltails, out, RsFold<K>(fold));                  \
   }                                                                                                 \
   RS_KERNEL void rs_seg_join_##TN##_k##KN(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64 cols, \
-                                          rs_u64 span, const rs_u64* tile_first, rs_u64 ntiles,     \
-                                          rs_u64 tile, const T* heads, const T* tails, T* out,      \
+                                          rs_u64 lmin, rs_u64 span, const rs_u64* tile_first,       \
+                                          rs_u64 ntiles, rs_u64 tile, rs_u64 m, const T* heads,     \
+                                          const T* tails, const T* lheads, const T* ltails, T* out, \
                                           rs_u64 fold) {                                            \
-    rs_seg_join_body<T, K>(rs_seg_groups(off, nseg, stride, cols), span, tile_first, ntiles, tile,   \
-                           heads, tails, out, RsFold<K>(fold));                                     \
+    rs_seg_join_body<T, K>(rs_seg_groups_long(off, nseg, stride, cols, lmin), span, tile_first,     \
+                           ntiles, tile, m, heads, tails, lheads, ltails, out, RsFold<K>(fold));    \
   }
 
 // A constant fold: the general kernels and the fixed-window ones (whose per-slot arrays of

@@ -242,6 +242,7 @@ struct Kernels {
     tile_scan_fixed: Option<Func>,
     /// The segmented sums (`segmented.rs`).
     seg_sum: Func,
+    seg_long: Func,
     seg_join: Func,
     /// With [`crate::runtime::Caps::single_pass`].
     cumsum_lookback: Option<Func>,
@@ -443,6 +444,8 @@ pub struct Device<R: Runtime> {
     probe: Func,
     /// The segmented sums' first kernel (one for every type and fold).
     seg_prep: Func,
+    /// The segmented sums' list of the tiles with short groups.
+    seg_list: Func,
     /// The keyed sum's kernels (`keyed.rs`).
     keyed: keyed::KeyKernels,
     /// The segmented cumsum's kernels (`segmented.rs`).
@@ -519,6 +522,7 @@ impl<R: Runtime> Device<R> {
                     tile_reduce_fixed: fixed("tile_reduce_fixed")?,
                     tile_scan_fixed: fixed("tile_scan_fixed")?,
                     seg_sum: f("seg_sum")?,
+                    seg_long: f("seg_long")?,
                     seg_join: f("seg_join")?,
                     cumsum_lookback: if R::CAPS.single_pass {
                         fixed("cumsum_lookback")?
@@ -541,6 +545,8 @@ impl<R: Runtime> Device<R> {
         // SAFETY: as above.
         let seg_prep = unsafe { R::function(o.module, "rs_seg_prep") }?;
         // SAFETY: as above.
+        let seg_list = unsafe { R::function(o.module, "rs_seg_list") }?;
+        // SAFETY: as above.
         let keyed = unsafe { keyed::KeyKernels::load::<R>(o.module) }?;
         // SAFETY: as above.
         let segcs = unsafe { segmented::SegCsKernels::load::<R>(o.module) }?;
@@ -557,6 +563,7 @@ impl<R: Runtime> Device<R> {
             runtime_fold,
             probe,
             seg_prep,
+            seg_list,
             keyed,
             segcs,
             ws: Mutex::new(Workspace::new()),
@@ -2379,7 +2386,9 @@ mod tests {
         assert_eq!(params("rs_cumsum_lookback"), LOOKBACK_PARAMS);
         assert_eq!(params("rs_probe"), PROBE_PARAMS);
         assert_eq!(params("rs_seg_prep"), segmented::SEG_PREP_PARAMS);
+        assert_eq!(params("rs_seg_list"), segmented::SEG_LIST_PARAMS);
         assert_eq!(params("rs_seg_sum"), segmented::SEG_SUM_PARAMS);
+        assert_eq!(params("rs_seg_long"), segmented::SEG_LONG_PARAMS);
         assert_eq!(params("rs_seg_join"), segmented::SEG_JOIN_PARAMS);
         assert_eq!(params("rs_segcs_reduce"), segmented::SEGCS_REDUCE_PARAMS);
         assert_eq!(params("rs_segcs_carry"), segmented::SEGCS_CARRY_PARAMS);
@@ -2471,6 +2480,7 @@ mod tests {
             "rs_tile_reduce_fixed",
             "rs_tile_prefixes",
             "rs_seg_sum",
+            "rs_seg_long",
             "rs_seg_join",
             "rs_cumsum_lookback",
             "rs_segcs_reduce",

@@ -2,25 +2,42 @@
 //! each row of a row-major matrix, every group's bits those of the core's sum of the group
 //! alone (`reprosum::segmented_sum`, `reprosum::sum_rows`).
 //!
-//! Three kernels (see the kernel source): `rs_seg_prep` finds each tile's first group and,
-//! for offsets the host has not read, checks them; `rs_seg_sum` adds every tile of
-//! `block * SEG_ITEMS` positions once, writing each group that ends in the tile and the
-//! pieces of the groups that cross tiles; `rs_seg_join` merges those pieces and writes +0
-//! for empty groups. The values are read once. Offsets on the host are checked on the host;
-//! offsets in device memory are checked by `rs_seg_prep`, and the call reads its verdict
-//! back before the other kernels run, so bad offsets leave every output untouched wherever
-//! they live.
+//! Five kernels (see the kernel source): `rs_seg_prep` finds each tile's first group and,
+//! for offsets the host has not read, checks them; `rs_seg_long` adds the long groups (more
+//! positions than a tile) in chunks of [`SEG_LONG_TILES`] tiles, as the sum adds;
+//! `rs_seg_list` lists the tiles that hold a short group's position and `rs_seg_sum` adds
+//! those tiles of `block * SEG_ITEMS` positions, writing each short group that ends in the
+//! tile and the pieces of the groups that cross tiles; `rs_seg_join` merges the pieces of
+//! the groups that cross tiles or chunks and writes +0 for empty groups. The values are read
+//! once. Offsets on the host are checked on the host; offsets in device memory are checked
+//! by `rs_seg_prep`, and the call reads its verdict back before the other kernels run, so
+//! bad offsets leave every output untouched wherever they live.
 
 use super::*;
 
 /// Parameters of the segmented kernels (checked against the kernel source by a test).
 pub(super) const SEG_PREP_PARAMS: usize = 10;
-pub(super) const SEG_SUM_PARAMS: usize = 12;
-pub(super) const SEG_JOIN_PARAMS: usize = 12;
+pub(super) const SEG_LIST_PARAMS: usize = 11;
+pub(super) const SEG_SUM_PARAMS: usize = 15;
+pub(super) const SEG_LONG_PARAMS: usize = 15;
+pub(super) const SEG_JOIN_PARAMS: usize = 16;
 
-/// Threads per block of the segmented kernels unless a launch says otherwise (a tile is
-/// `block * SEG_ITEMS` positions; any block size is correct).
+/// Threads per block of the segmented cumsum's tile kernels unless a launch says otherwise
+/// (a tile is `block * SEG_ITEMS` positions; any block size is correct), and of the
+/// segmented sum's join.
 pub const SEG_BLOCK: u32 = 128;
+
+/// Threads per block of the segmented sum's short groups' kernel (`rs_seg_sum`) unless a
+/// launch says otherwise: its tile is `SEG_SUM_BLOCK * SEG_ITEMS` positions (1024 f64, 2048
+/// f32), and a group of more positions is long (any block size is correct).
+pub const SEG_SUM_BLOCK: u32 = 64;
+
+/// Threads per block of the long groups' kernel (`rs_seg_long`; any block size is correct).
+pub const SEG_LONG_BLOCK: u32 = 128;
+
+/// Tiles per chunk of the long groups' kernel: each block adds the long groups' pieces in
+/// `SEG_LONG_TILES` tiles of positions (any count >= 1 is correct).
+pub const SEG_LONG_TILES: u64 = 32;
 
 /// The groups of one call, as the kernels take them.
 #[derive(Clone, Copy)]
@@ -160,7 +177,7 @@ impl<R: Runtime> Device<R> {
         let (block, smem) = self.block_for(
             &k.seg_sum,
             launch.block,
-            SEG_BLOCK,
+            SEG_SUM_BLOCK,
             8 + T::BYTES * (st + items + 1) + 4,
             16 + (T::BYTES * st + 4) * RAKE,
         )?;
@@ -171,37 +188,95 @@ impl<R: Runtime> Device<R> {
                 "{ntiles} tiles of {tile} values"
             )));
         }
+        // Groups of more positions than a tile are long: rs_seg_long adds them in chunks of
+        // SEG_LONG_TILES tiles, and rs_seg_sum skips their positions.
+        let lmin = tile + 1;
+        let m = SEG_LONG_TILES;
+        let nchunks = l.span.div_ceil(m * tile);
         let nt = ntiles as usize;
         let state = st * T::BYTES;
         let bytes = nt
-            .checked_mul(8 + 2 * state)
-            .and_then(|b| b.checked_add(16))
+            .checked_mul(8 + 2 * state + 4)
+            .and_then(|b| b.checked_add(16 + 2 * state * nchunks as usize))
             .ok_or(GpuError::InvalidLaunch(format!("{ntiles} tiles")))?;
         ws.seg.ensure::<R>(bytes)?;
+        // The error words (zeroed by prep_locked), then the count of the list (zeroed too).
         let err = ws.seg.ptr;
+        let count = err + 8;
         let tile_first = err + 16;
         let heads = tile_first + 8 * ntiles;
         let tails = heads + state as u64 * ntiles;
+        let lheads = tails + state as u64 * ntiles;
+        let ltails = lheads + state as u64 * nchunks;
+        let list = ltails + state as u64 * nchunks;
         // SAFETY: the workspace's seg buffer holds the error words and the tile numbers.
         unsafe { self.prep_locked::<T>(&l, tile, ntiles, err, tile_first, stream) }?;
-        let args: Args<SEG_SUM_PARAMS> = Args([
-            x,
-            l.off,
-            l.nseg,
-            l.stride,
-            l.cols,
-            l.span,
-            tile_first,
-            ntiles,
-            heads,
-            tails,
-            out,
-            fold as u64,
-        ]);
-        // SAFETY: the kernel reads `span` values at x and the offsets (the caller's contract),
-        // the tile numbers written above, and writes `out` (the caller's) and the tiles' pieces
-        // (allocated above).
-        unsafe { self.launch(&k.seg_sum, ntiles as u32, block, smem, stream, args) }?;
+        // Rows are all long or all short: one of the two kernels has nothing to add.
+        let rows = l.off == 0;
+        if !(rows && l.cols >= lmin) {
+            let args: Args<SEG_LIST_PARAMS> = Args([
+                l.off, l.nseg, l.stride, l.cols, lmin, l.span, tile, ntiles, tile_first, count, list,
+            ]);
+            let grid = ntiles.div_ceil(256).clamp(1, self.multiprocessors as u64 * 8) as u32;
+            // SAFETY: the kernel reads the offsets (the caller's contract) and the tile numbers
+            // written above, and writes the count and the list (allocated above).
+            unsafe { self.launch(&self.seg_list, grid, 256, 0, stream, args) }?;
+            let args: Args<SEG_SUM_PARAMS> = Args([
+                x,
+                l.off,
+                l.nseg,
+                l.stride,
+                l.cols,
+                lmin,
+                l.span,
+                tile_first,
+                ntiles,
+                count,
+                list,
+                heads,
+                tails,
+                out,
+                fold as u64,
+            ]);
+            // Enough blocks to fill the device; each takes the listed tiles in turn.
+            let per_mp = self.occupancy(&k.seg_sum, block, smem)?.unwrap_or(4).max(1);
+            let grid = ntiles.min(self.multiprocessors as u64 * per_mp as u64).max(1) as u32;
+            // SAFETY: the kernel reads `span` values at x and the offsets (the caller's
+            // contract), the tile numbers and the list written above, and writes `out` (the
+            // caller's) and the tiles' pieces (allocated above).
+            unsafe { self.launch(&k.seg_sum, grid, block, smem, stream, args) }?;
+        }
+        if nchunks > 0 && !(rows && l.cols < lmin) {
+            let (lblock, lsmem) = self.block_for(
+                &k.seg_long,
+                None,
+                SEG_LONG_BLOCK,
+                state,
+                16 + 48 * (m as usize + 1),
+            )?;
+            let lgrid = nchunks.min(i32::MAX as u64) as u32;
+            let args: Args<SEG_LONG_PARAMS> = Args([
+                x,
+                l.off,
+                l.nseg,
+                l.stride,
+                l.cols,
+                lmin,
+                l.span,
+                tile_first,
+                ntiles,
+                tile,
+                m,
+                lheads,
+                ltails,
+                out,
+                fold as u64,
+            ]);
+            // SAFETY: the kernel reads `span` values at x and the offsets (the caller's
+            // contract) and the tile numbers written above, and writes `out` (the caller's)
+            // and the chunks' pieces (allocated above).
+            unsafe { self.launch(&k.seg_long, lgrid, lblock, lsmem, stream, args) }?;
+        }
         let (jblock, jsmem) = self.block_for(&k.seg_join, None, SEG_BLOCK, state, 16)?;
         let jgrid = ntiles.min(self.multiprocessors as u64 * 8).max(1) as u32;
         let args: Args<SEG_JOIN_PARAMS> = Args([
@@ -209,12 +284,16 @@ impl<R: Runtime> Device<R> {
             l.nseg,
             l.stride,
             l.cols,
+            lmin,
             l.span,
             tile_first,
             ntiles,
             tile,
+            m,
             heads,
             tails,
+            lheads,
+            ltails,
             out,
             fold as u64,
         ]);

@@ -60,7 +60,7 @@ fn metadata_ints(elf: &[u8], key: &[u8]) -> Vec<u32> {
 }
 
 /// Kernels in each code object (the HIP audit counts the same).
-const KERNELS: usize = 152;
+const KERNELS: usize = 169;
 
 #[test]
 fn bundle_holds_one_code_object_per_target_with_its_wave_width() {
@@ -398,6 +398,8 @@ fn segmented_sums_on_the_device() {
     let mut t = Tally::default();
     gpu_common::segmented::segmented_checks::<f64>(&dev, &[2, 3, 8, 13], &mut t);
     gpu_common::segmented::segmented_checks::<f32>(&dev, &[3, 6, 21], &mut t);
+    gpu_common::segmented::long_checks::<f64>(&dev, &mut t);
+    gpu_common::segmented::long_checks::<f32>(&dev, &mut t);
     println!("segmented sums: {} checks passed, {} failed", t.pass, t.fail);
     assert_eq!(t.fail, 0);
 }

@@ -702,9 +702,24 @@ static bool seg_kernels(const SegCase& c, const T* x, unsigned block, int fold_a
   std::vector<T> heads(ntiles * st, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), tails(heads);
   out.assign(c.nseg, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
   const size_t smem = 16 + 8 * block + sizeof(T) * (st * (block + RS_RAKE) + (size_t)block * (E + 1)) + 4 * (block + RS_RAKE);
-  const RsGroups G = rs_seg_groups(off, c.nseg, c.stride, c.cols);
-  launch(ntiles, block, smem, [&] { rs_seg_sum_body<T, K, RsF<T>::SEG_E>(x, G, c.span, tile_first.data(), ntiles, heads.data(), tails.data(), out.data(), fold); });
-  launch(3, block, 16 + sizeof(T) * st * block, [&] { rs_seg_join_body<T, K>(G, c.span, tile_first.data(), ntiles, tile, heads.data(), tails.data(), out.data(), fold); });
+  // The long groups (more positions than a tile) on rs_seg_long, in chunks of m tiles (the
+  // hosts take 16; small ones here so that groups cross chunks) with blocks of another size
+  // (any size is correct), on a grid smaller than the chunks (grid-stride).
+  const unsigned long long lmin = tile + 1, m = 1 + block % 3;
+  const unsigned lblock = block > 2 ? block - 1 : block;
+  const unsigned long long nchunks = (c.span + m * tile - 1) / (m * tile);
+  std::vector<T> lheads(nchunks * st + 1, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), ltails(lheads);
+  const RsGroups G = rs_seg_groups_long(off, c.nseg, c.stride, c.cols, lmin);
+  // The tiles with short groups listed (on a small grid), then rs_seg_sum over the list on
+  // fewer blocks than tiles (each block takes several in turn).
+  unsigned count = 0;
+  std::vector<rs_u32> list(ntiles, 0xA5A5A5A5u);
+  launch(2, 3, 0, [&] { rs_seg_list(off, c.nseg, c.stride, c.cols, lmin, c.span, tile, ntiles, tile_first.data(), &count, list.data()); });
+  const unsigned sgrid = ntiles > 2 ? (unsigned)(ntiles / 2) : 1u;
+  launch(sgrid, block, smem, [&] { rs_seg_sum_tiles<T, K, RsF<T>::SEG_E>(x, G, c.span, tile_first.data(), ntiles, &count, list.data(), heads.data(), tails.data(), out.data(), fold); });
+  const unsigned lgrid = nchunks > 3 ? (unsigned)(nchunks - 2) : 1u;
+  launch(lgrid, lblock, 16 + sizeof(T) * st * lblock + 48 * (m + 1), [&] { rs_seg_long_body<T, K>(x, G, c.span, tile_first.data(), ntiles, tile, m, lheads.data(), ltails.data(), out.data(), fold); });
+  launch(3, block, 16 + sizeof(T) * st * block, [&] { rs_seg_join_body<T, K>(G, c.span, tile_first.data(), ntiles, tile, m, heads.data(), tails.data(), lheads.data(), ltails.data(), out.data(), fold); });
   return !g_engine_error;
 }
 
@@ -794,11 +809,23 @@ static std::vector<SegCase> seg_layouts(unsigned long long tile) {
   segs("single", {1});
   std::vector<unsigned long long> ones(3 * tile + 5, 1);
   segs("ones", ones);
+  // Long groups (more positions than a tile) among short ones: pieces of several long groups
+  // in one chunk, long groups across chunks, a long group at each end.
+  std::vector<unsigned long long> longs;
+  longs.push_back(2 * tile + 3);
+  for (int i = 0; i < 40; ++i) {
+    const unsigned long long u = seg_next() % 6;
+    longs.push_back(u == 0 ? 0 : u == 1 ? 1 + seg_next() % tile : tile + 1 + seg_next() % (7 * tile));
+  }
+  longs.push_back(tile + 1);
+  segs("long_mix", longs);
   rows("rows_dense", 37, 3 * tile / 7 + 1, 3 * tile / 7 + 1);
   rows("rows_gap", 9, tile / 2 + 3, tile + 11);
   rows("rows_wide", 3, 2 * tile + 9, 2 * tile + 100);
   rows("rows_empty", 5, 0, 7);
   rows("rows_narrow", 500, 3, 5);
+  rows("rows_long", 7, 3 * tile / 2 + 1, 3 * tile / 2 + 1);
+  rows("rows_long_gap", 6, tile + 5, 2 * tile + 3);
   return cs;
 }
 

@@ -191,6 +191,83 @@ pub fn segmented_checks<T: GpuFloat + StartFloat>(dev: &Device, folds: &[usize],
     bad_input_checks::<T>(dev, t);
 }
 
+/// The long groups' path (groups of more positions than a tile; chunks of
+/// `SEG_LONG_TILES` tiles) at every fold of the type: long segments within a chunk, across
+/// chunks and among short ones, from an aligned buffer and from a pointer one value past a
+/// 16-byte boundary (device offsets), and long rows with a gap after each.
+pub fn long_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
+    let mut rng = Rng(0x5EED_0000_0000_0017 ^ T::BYTES as u64);
+    let lens = [
+        70_001usize,
+        3,
+        0,
+        40_000,
+        2049,
+        2048,
+        2050,
+        131_073,
+        1,
+        4097,
+        8193,
+        65_536,
+        65_537,
+        9000,
+        0,
+        33_000,
+    ];
+    let off = offsets_of(&lens);
+    let n = *off.last().unwrap();
+    // One value before the segments' first: the pointer form starts one value past the
+    // buffer's start.
+    let all = values::<T>(&mut rng, n + 1, false);
+    let xs = &all[1..];
+    let xd = DeviceBuffer::<T>::from_host(dev, xs).unwrap();
+    let alld = DeviceBuffer::<T>::from_host(dev, &all).unwrap();
+    let offd: Vec<u64> = off.iter().map(|&o| o as u64).collect();
+    let offb = DeviceBuffer::<u64>::from_host(dev, &offd).unwrap();
+    let (rows, cols, stride) = (4usize, 50_000usize, 50_003usize);
+    let max = <T as reprosum_core::Float>::MAX_FOLD;
+    for fold in 2..=max {
+        let want: Vec<T> = (0..lens.len())
+            .map(|i| reference(&xs[off[i]..off[i + 1]], fold))
+            .collect();
+        let same = |got: &[T], want: &[T]| {
+            got.len() == want.len() && got.iter().zip(want).all(|(g, w)| g.bits() == w.bits())
+        };
+        let mut outd = DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); lens.len()]).unwrap();
+        let r = dev.segmented_sum(&xd, &off, &mut outd, fold);
+        t.check(r.is_ok() && same(&outd.to_host().unwrap(), &want), || {
+            format!("long segments {} fold {fold} (buffers): {r:?}", T::NAME)
+        });
+        outd.fill_bytes(0xA5).unwrap();
+        // SAFETY: alld holds n + 1 values, so n from its second; nseg + 1 offsets and nseg sums.
+        let r = unsafe {
+            gpu::segmented_sum_ptr::<T>(
+                (alld.device_ptr() as usize + T::BYTES) as *const T,
+                offb.device_ptr() as *const usize,
+                lens.len(),
+                fold,
+                outd.device_ptr() as *mut T,
+                std::ptr::null_mut(),
+            )
+        };
+        t.check(r.is_ok() && same(&outd.to_host().unwrap(), &want), || {
+            format!(
+                "long segments {} fold {fold} (offset pointer, device offsets): {r:?}",
+                T::NAME
+            )
+        });
+        let want: Vec<T> = (0..rows)
+            .map(|r| reference(&xs[r * stride..r * stride + cols], fold))
+            .collect();
+        let mut outr = DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); rows]).unwrap();
+        let r = dev.sum_rows(&xd, rows, cols, stride, &mut outr, fold);
+        t.check(r.is_ok() && same(&outr.to_host().unwrap(), &want), || {
+            format!("long rows {} {rows}x{cols}/{stride} fold {fold}: {r:?}", T::NAME)
+        });
+    }
+}
+
 /// Row sums: dense, padded (a gap after each row), wide, narrow, empty rows.
 fn rows_checks<T: GpuFloat + StartFloat>(dev: &Device, folds: &[usize], rng: &mut Rng, t: &mut Tally) {
     for (rows, cols, stride) in [
