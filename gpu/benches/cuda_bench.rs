@@ -7,7 +7,7 @@
 //! N = 1e6, 1e8, 1e9 (or the sizes given as arguments), and the small-N sum latency; then
 //! the fold sweep at the sizes of 1e8 and more: sum and cumsum at f64 folds 2..=8, 12, 16,
 //! 20, 32, 52 and f32 folds 2..=8, 12, 16, 21 (methods `sum_kK`, `cumsum_kK`;
-//! `REPROSUM_BENCH_SWEEP=0` leaves it out).
+//! `REPROSUM_BENCH_SWEEP=0` leaves it out, `REPROSUM_BENCH_FOLDS=4,6,8` narrows it).
 //! Each result is checked against the facade (multi-threaded core) by bits.
 //! Output lines: "reprosum,METHOD,TYPE,N,MEDIAN_US,GELEM_PER_S,STATUS".
 
@@ -205,8 +205,14 @@ fn main() {
     if std::env::var("REPROSUM_BENCH_SWEEP").is_ok_and(|v| v == "0") {
         return;
     }
-    let f64_folds: Vec<usize> = (2..=8).chain([12, 16, 20, 32, 52]).collect();
-    let f32_folds: Vec<usize> = (2..=8).chain([12, 16, 21]).collect();
+    // REPROSUM_BENCH_FOLDS=4,6,8 narrows the sweep (development runs); the folds a type
+    // lacks are left out.
+    let only: Option<Vec<usize>> = std::env::var("REPROSUM_BENCH_FOLDS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|f| f.trim().parse().ok()).collect());
+    let keep = |k: &usize| only.as_ref().is_none_or(|o| o.contains(k));
+    let f64_folds: Vec<usize> = (2..=8).chain([12, 16, 20, 32, 52]).filter(keep).collect();
+    let f32_folds: Vec<usize> = (2..=8).chain([12, 16, 21]).filter(keep).collect();
     for &n in sizes.iter().filter(|&&n| n >= 100_000_000) {
         sweep::<f64>(&dev, n, &f64_folds);
         sweep::<f32>(&dev, n, &f32_folds);

@@ -1,8 +1,9 @@
-"""torch.sum / torch.cumsum baselines for the reprosum GPU bench.
+"""torch.sum / torch.cumsum and CuPy sum / cumsum baselines for the reprosum GPU bench.
 
 Timed like every other method: the whole call on a device tensor through to the result
 (sum: the scalar on the host via .item(); cumsum: the output on the device, synchronised),
 median of repeated calls. Answers are checked against a long double sum of the same values.
+CuPy (if importable; a comment line says so if not) sees the same tensor through DLPack.
 Output lines: "baseline,METHOD,TYPE,N,MEDIAN_US,GELEM_PER_S,STATUS".
 """
 import sys
@@ -10,6 +11,12 @@ import time
 
 import numpy as np
 import torch
+
+try:
+    import cupy
+except ImportError as e:  # the rows are left out, and the output says why
+    cupy = None
+    print(f"# cupy baselines skipped: {e}", flush=True)
 
 
 def median_us(reps, f):
@@ -44,21 +51,35 @@ def main():
             ref = ref_sum(x)
             box = {}
 
+            def report(method, call, value):
+                us = median_us(reps, call)
+                ok = abs(np.longdouble(value()) - ref) <= tol * ref
+                print(f"baseline,{method},{name},{n},{us:.2f},{n / us / 1e3:.2f},{'ok' if ok else 'WRONG'}", flush=True)
+
             def s():
                 box["v"] = torch.sum(x).item()
-
-            us = median_us(reps, s)
-            ok = abs(np.longdouble(box["v"]) - ref) <= tol * ref
-            print(f"baseline,torch_sum,{name},{n},{us:.2f},{n / us / 1e3:.2f},{'ok' if ok else 'WRONG'}", flush=True)
 
             def c():
                 box["c"] = torch.cumsum(x, 0)
                 torch.cuda.synchronize()
 
-            us = median_us(reps, c)
-            last = box["c"][-1].item()
-            ok = abs(np.longdouble(last) - ref) <= tol * ref
-            print(f"baseline,torch_cumsum,{name},{n},{us:.2f},{n / us / 1e3:.2f},{'ok' if ok else 'WRONG'}", flush=True)
+            report("torch_sum", s, lambda: box["v"])
+            report("torch_cumsum", c, lambda: box["c"][-1].item())
+            del box["c"]
+            if cupy is not None:
+                cx = cupy.from_dlpack(x)
+
+                def cs():
+                    box["v"] = cupy.sum(cx).item()
+
+                def cc():
+                    box["c"] = cupy.cumsum(cx)
+                    cupy.cuda.Device().synchronize()
+
+                report("cupy_sum", cs, lambda: box["v"])
+                report("cupy_cumsum", cc, lambda: float(box["c"][-1].item()))
+                del cx, box["c"]
+                cupy.get_default_memory_pool().free_all_blocks()
             del x, box
             torch.cuda.empty_cache()
     for dt, name in ((torch.float64, "f64"), (torch.float32, "f32")):

@@ -316,41 +316,60 @@ RS_DEV void rs_add_one(RsAcc<T, K>& a, T x) {
   a.pending += 1;
 }
 
+// Whether every remainder is zero (either sign). A zero deposits nothing into any slot
+// (zero with the low bit set is the smallest subnormal, far below every slot's grid, so
+// m + low1(x) is m and the remainder stays zero), so the slots left may be skipped with
+// the same bits.
+template <typename T, int M>
+RS_DEV bool rs_all_zero(const T (&x)[M]) {
+  typename RsF<T>::U o = 0;
+#pragma unroll
+  for (int i = 0; i < M; ++i) o |= rs_bits(x[i]);
+  return (o & ~RsF<T>::SIGN) == 0;
+}
+
+// Whether, after `done` slots of a window of k, checking the remainders for zeros may pay
+// (the core's worth_checking): from the second slot on, while at least one more slot than
+// the last is left.
+RS_DEV bool rs_worth_checking(int done, int k) { return done >= 2 && done + 2 <= k; }
+
 // rs_deposit (top: rs_deposit_top) of v[0], ..., v[M-1] in turn, slot by slot: each slot
 // takes the M values' remainders in the same order as one value after another would, and
-// each value's remainder for the next slot is the same, so the state is the same bits. For
-// the run-time folds: each slot (local memory) is read and written once per M values, and
-// the M remainders are independent chains.
+// each value's remainder for the next slot is the same, so the state is the same bits.
+// Once every remainder is zero the slots left are skipped (rs_all_zero): a value's
+// significand spans two or three bins below the window's top whatever the fold, so above
+// fold 3 ordinary data end early. For the run-time folds: each slot (local memory) is read
+// and written once per M values, and the M remainders are independent chains.
 template <typename T, int K, int M>
 RS_DEV void rs_deposit_chunk(RsAcc<T, K>& a, const T (&v)[M], bool top) {
   const int k = a.k.get();
   T x[M];
 #pragma unroll
   for (int i = 0; i < M; ++i) x[i] = v[i];
-  int j = 0;
-  if (top) {
-    T m = a.p[0];
-#pragma unroll
-    for (int i = 0; i < M; ++i) {
-      const T q = rs_add(m, rs_low1(rs_mul(x[i], rs_pow2<T>(RsF<T>::COMP_EXP))));
-      const T d = rs_mul(rs_sub(m, q), rs_pow2<T>(-RsF<T>::COMP_EXP - 1));
-      x[i] = rs_add(x[i], d);
-      x[i] = rs_add(x[i], d);
-      m = q;
-    }
-    a.p[0] = m;
-    j = 1;
-  }
-#pragma unroll 1
-  for (; j < k - 1; ++j) {
+  // The slot index starts at 0 for every window (a top window's slot 0 takes the compressed
+  // deposit), so a constant fold's loop unrolls and its slots stay in registers.
+  RS_UNROLL_K
+  for (int j = 0; j < k - 1; ++j) {
     T m = a.p[j];
+    if (j == 0 && top) {
 #pragma unroll
-    for (int i = 0; i < M; ++i) {
-      const T q = rs_add(m, rs_low1(x[i]));
-      x[i] = rs_add(x[i], rs_sub(m, q));
-      m = q;
+      for (int i = 0; i < M; ++i) {
+        const T q = rs_add(m, rs_low1(rs_mul(x[i], rs_pow2<T>(RsF<T>::COMP_EXP))));
+        const T d = rs_mul(rs_sub(m, q), rs_pow2<T>(-RsF<T>::COMP_EXP - 1));
+        x[i] = rs_add(x[i], d);
+        x[i] = rs_add(x[i], d);
+        m = q;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        const T q = rs_add(m, rs_low1(x[i]));
+        x[i] = rs_add(x[i], rs_sub(m, q));
+        m = q;
+      }
     }
     a.p[j] = m;
+    if (rs_worth_checking(j + 1, k) && rs_all_zero(x)) return;
   }
   T m = a.p[k - 1];
 #pragma unroll
@@ -394,7 +413,7 @@ RS_DEV void rs_add_chunk(RsAcc<T, K>& a, T (&v)[M]) {
     rs_renorm(a);
     a.pending = 0;
   }
-  if constexpr (K < 0) {
+  if constexpr (K < 0 || K >= 5) {
     rs_deposit_chunk(a, v, rs_window_index(a.p[0]) == 0);
   } else if (rs_window_index(a.p[0]) == 0) {
 #pragma unroll
