@@ -876,8 +876,16 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
     let mut start = [T::ZERO; CAP];
     start[..k].copy_from_slice(p);
     let start = &start[..k];
+    #[cfg(target_pointer_width = "64")]
     let mut acc_store = Align64([[T::ZERO; L]; CAP]);
+    #[cfg(target_pointer_width = "64")]
     let acc = &mut acc_store.0[..k];
+    // (Wrapped in a plain struct, the array took more stack on the Cortex-M0: past the end
+    // of its 16 KiB of RAM.)
+    #[cfg(not(target_pointer_width = "64"))]
+    let mut acc_store = [[T::ZERO; L]; CAP];
+    #[cfg(not(target_pointer_width = "64"))]
+    let acc = &mut acc_store[..k];
     for (a, &s) in acc.iter_mut().zip(start.iter()) {
         *a = [s; L];
     }
@@ -930,7 +938,8 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
 /// two cache lines. Without it, the stack's place decided run by run whether the K = 8
 /// deposit ran at 0.9 or 1.9 G values/s (f64, AVX-512; with it, 1.2 to 1.9 on this
 /// shared machine). Not on 32-bit targets, whose stacks are small.
-#[cfg_attr(target_pointer_width = "64", repr(C, align(64)))]
+#[cfg(target_pointer_width = "64")]
+#[repr(C, align(64))]
 struct Align64<A>(A);
 
 /// Adds the `L` copies of a window (each `start` plus its own deposits) into the state
