@@ -933,11 +933,12 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
     true
 }
 
-/// A value on a 64-byte boundary (64-bit targets): the copies of the window, so that a vector register
-/// spilled to them (at folds whose copies do not all fit the registers) never straddles
-/// two cache lines. Without it, the stack's place decided run by run whether the K = 8
-/// deposit ran at 0.9 or 1.9 G values/s (f64, AVX-512; with it, 1.2 to 1.9 on this
-/// shared machine). Not on 32-bit targets, whose stacks are small.
+/// A value on a 64-byte boundary (64-bit targets): the copies of the window, so that a
+/// vector register spilled to them (at folds whose copies do not all fit the registers)
+/// never straddles two cache lines. Without it the same binary's K = 8 deposit ran at 0.9
+/// to 1.9 G values/s from run to run (f64, AVX-512), the stack falling differently each
+/// time; with it 1.2 to 1.9 on this shared machine, so the alignment is one cause of the
+/// spread, not all of it. Not on 32-bit targets, whose stacks are small.
 #[cfg(target_pointer_width = "64")]
 #[repr(C, align(64))]
 struct Align64<A>(A);
