@@ -28,6 +28,14 @@
 #endif
 
 #define RS_KERNEL extern "C" __global__
+// Launch bounds of a kernel (between `void` and its name): at most `threads` per block, and
+// registers few enough for `blocks` such blocks per multiprocessor. CUDA only: HIP keeps
+// its defaults (the code objects are unchanged).
+#if defined(__HIPCC__)
+#define RS_BOUNDS(threads, blocks)
+#else
+#define RS_BOUNDS(threads, blocks) __launch_bounds__(threads, blocks)
+#endif
 #define RS_DEV static __device__ __forceinline__
 // A member function (a constructor, an accessor) of a device-side struct.
 #define RS_MEMBER __device__ __forceinline__
@@ -87,6 +95,9 @@ RS_DEV void rs_st16(float* p, const float (&v)[4]) {
 #include <cstring>
 #ifndef RS_MEMBER
 #define RS_MEMBER inline
+#endif
+#ifndef RS_BOUNDS
+#define RS_BOUNDS(threads, blocks)
 #endif
 typedef unsigned long long rs_u64;
 typedef unsigned int rs_u32;

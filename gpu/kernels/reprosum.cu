@@ -48,7 +48,7 @@
 //                 The passes above remain for one tile, for the run-time folds, for a block
 //                 whose shared memory does not fit, and for a runtime without it.
 //   rs_seg_prep, rs_seg_list, rs_seg_sum, rs_seg_long, rs_seg_join  the segmented and row
-//                 sums (see their section).
+//                 sums (see their section); rs_rows_short  many short rows, a thread each.
 //   rs_key_count, rs_u64_scan_*, rs_key_scatter  the keyed sums' counting sort by key,
 //                 before the segmented kernels (see their section).
 //   rs_probe      arithmetic probe (subnormals, ties to even, signed zero).
@@ -413,7 +413,9 @@ RS_DEV void rs_add_chunk(RsAcc<T, K>& a, T (&v)[M]) {
     rs_renorm(a);
     a.pending = 0;
   }
-  if constexpr (K < 0 || K >= 5) {
+  // From fold 4 on, slot by slot with the zero check (rs_deposit_chunk); folds 2 and 3 have
+  // no slot a check could skip, so they deposit value by value.
+  if constexpr (K < 0 || K >= 4) {
     rs_deposit_chunk(a, v, rs_window_index(a.p[0]) == 0);
   } else if (rs_window_index(a.p[0]) == 0) {
 #pragma unroll
@@ -2056,6 +2058,74 @@ RS_DEV void rs_block_add_range(RsAcc<T, K>& a, const T* xp, rs_u64 n) {
   for (rs_u64 i = tail + tid; i < n; i += B) rs_add_one(a, xp[i]);
 }
 
+// Element i * B + tid of a chunk of rs_rows_short_body (nr rows from xr, columns c0..c0 + C)
+// into v[i]: row (i * B + tid) / C, column c0 + (i * B + tid) % C (zero past the row's end
+// or the last row).
+template <typename T, int C>
+RS_DEV void rs_rows_fetch(const T* xr, rs_u64 nr, rs_u64 cols, rs_u64 stride, rs_u64 c0, T (&v)[C]) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+#pragma unroll
+  for (int i = 0; i < C; ++i) {
+    const unsigned e = (unsigned)i * B + tid;
+    const rs_u64 row = e / C, col = c0 + e % C;
+    v[i] = row < nr && col < cols ? xr[row * stride + col] : (T)0;
+  }
+}
+
+// The sums of many short rows (row r is x[r * stride .. r * stride + cols)): one thread per
+// row, each adding its row alone into its own state; an empty row gives +0. The bits are the
+// core's sum of the row alone, as every path's. A block takes blockDim consecutive rows
+// (grid-stride over such groups, any grid and block) in chunks of C = RS_UNROLL * VEC
+// columns (64 bytes of each row): the block loads a chunk of its rows coalesced (consecutive
+// threads, consecutive values of a row, then the next row's) into shared memory, one padded
+// row of C + 1 values per thread (conflict-free reads of a row's values), and each thread
+// adds its row's C values as the sum adds a chunk; the next chunk's loads are issued before
+// that. The last chunk, of fewer than C columns, is added one value at a time (no padding:
+// a zero added to an empty state would not be the row's sum). For rows of a few hundred
+// values at most (the host's choice): a thread adds its row serially. Shared memory: 16
+// bytes, then blockDim * (C + 1) values. Every thread reaches every barrier (the chunks
+// are the same for every row).
+template <typename T, int K>
+RS_DEV void rs_rows_short_body(const T* x, rs_u64 rows, rs_u64 cols, rs_u64 stride, T* out, RsFold<K> f) {
+  RS_DYN_SHARED(rs_smem);
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  const int C = RS_UNROLL * RsF<T>::VEC;
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 nchunks = (cols + C - 1) / C;
+#pragma unroll 1
+  for (rs_u64 r0 = RS_BID * (rs_u64)B; r0 < rows; r0 += RS_GDIM * (rs_u64)B) {
+    const rs_u64 nr = rows - r0 < B ? rows - r0 : B;
+    RsAcc<T, K> a(f);
+    rs_clear(a);
+    T v[C];
+    if (nchunks) rs_rows_fetch(x + r0 * stride, nr, cols, stride, 0, v);
+#pragma unroll 1
+    for (rs_u64 c = 0; c < nchunks; ++c) {
+      RS_SYNC();  // every thread has read the chunk before from S
+#pragma unroll
+      for (int i = 0; i < C; ++i) {
+        const unsigned e = (unsigned)i * B + tid;
+        S[(e / C) * (C + 1) + e % C] = v[i];
+      }
+      RS_SYNC();
+      const rs_u64 c0 = c * C;
+      if (c + 1 < nchunks) rs_rows_fetch(x + r0 * stride, nr, cols, stride, c0 + C, v);
+      const T* mine = S + tid * (C + 1);
+      if (tid < nr) {
+        if (cols - c0 >= (rs_u64)C) {
+          T w[C];
+#pragma unroll
+          for (int j = 0; j < C; ++j) w[j] = mine[j];
+          rs_add_chunk(a, w);
+        } else {
+          for (int j = 0; j < (int)(cols - c0); ++j) rs_add_one(a, mine[j]);
+        }
+      }
+    }
+    if (tid < nr) out[r0 + tid] = cols ? rs_finish(a) : (T)0;
+  }
+}
+
 // The long groups (G.lmin: at least lmin positions, lmin above the short tile), shaped as the
 // sum: chunk c is the positions [c * m * tile, (c + 1) * m * tile) of the span (m short
 // tiles; grid-stride over the chunks, any grid). Each piece of a long group in the chunk is
@@ -2804,9 +2874,13 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
 // as its last argument (a constant fold's kernels ignore it), so that one argument list
 // serves both.
 #define RS_INSTANTIATE_GENERAL(T, TN, KN, K)                                                          \
-  RS_KERNEL void rs_sum_##TN##_k##KN(const T* x, rs_u64 n, T* states, rs_u32* counter, T* result,     \
-                                     rs_u64 fold) {                                                 \
+  RS_KERNEL void RS_SUM_BOUNDS_##KN rs_sum_##TN##_k##KN(const T* x, rs_u64 n, T* states,             \
+                                                        rs_u32* counter, T* result, rs_u64 fold) {  \
     rs_sum_body<T, K>(x, n, states, counter, result, RsFold<K>(fold));                              \
+  }                                                                                                 \
+  RS_KERNEL void rs_rows_short_##TN##_k##KN(const T* x, rs_u64 rows, rs_u64 cols, rs_u64 stride,     \
+                                            T* out, rs_u64 fold) {                                  \
+    rs_rows_short_body<T, K>(x, rows, cols, stride, out, RsFold<K>(fold));                          \
   }                                                                                                 \
   RS_KERNEL void rs_tile_reduce_##TN##_k##KN(const T* x, rs_u64 n, T* tiles, const rs_u32* count,   \
                                              const rs_u32* list, rs_u64 fold) {                     \
@@ -2872,6 +2946,21 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
     rs_cumsum_lookback_body<T, K, RsF<T>::TILE_E>(x, out, n, start, ntiles, states, status, ctl,     \
                                                   prefixes, list, (rs_u32)epoch);                   \
   }
+
+// The sum kernel's launch bounds per fold (CUDA): folds 4 to 8 keep every slot in registers
+// (f64 without bounds: 68 at fold 4, 84 to 124 at folds 5 to 8, which left two blocks of
+// 256 threads per multiprocessor); bounded to three blocks (at most 80 registers; f64 folds
+// 6 to 8 then spill a little to local memory) more loads are in flight: f64 folds 5 to 8
+// went from 84-85% to 91-96% of the plain read on the H200 (2026-12-03). The others have
+// no bounds.
+#define RS_SUM_BOUNDS_2
+#define RS_SUM_BOUNDS_3
+#define RS_SUM_BOUNDS_4 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_5 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_6 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_7 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_8 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_n
 
 // The folds of the tuned kernels; the larger ones (to the format's largest, f64 52 and f32
 // 21) run on the run-time-fold kernels, built once per type (no fixed-window kernels: the

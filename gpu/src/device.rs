@@ -244,6 +244,7 @@ struct Kernels {
     seg_sum: Func,
     seg_long: Func,
     seg_join: Func,
+    rows_short: Func,
     /// With [`crate::runtime::Caps::single_pass`].
     cumsum_lookback: Option<Func>,
 }
@@ -524,6 +525,7 @@ impl<R: Runtime> Device<R> {
                     seg_sum: f("seg_sum")?,
                     seg_long: f("seg_long")?,
                     seg_join: f("seg_join")?,
+                    rows_short: f("rows_short")?,
                     cumsum_lookback: if R::CAPS.single_pass {
                         fixed("cumsum_lookback")?
                     } else {
@@ -2362,17 +2364,24 @@ mod tests {
     use super::*;
     use crate::source::KERNELS;
 
+    /// The kernel source with the sum's launch bounds (`void RS_SUM_BOUNDS_##KN rs_sum_...`)
+    /// left out, so that every kernel reads `RS_KERNEL void NAME...(`.
+    fn source() -> String {
+        KERNELS.replace("RS_KERNEL void RS_SUM_BOUNDS_##KN ", "RS_KERNEL void ")
+    }
+
     /// The parameter count of each `RS_KERNEL void NAME...(...)` in the kernel source.
     fn params(name: &str) -> usize {
-        let at = KERNELS
+        let src = source();
+        let at = src
             .find(&format!("RS_KERNEL void {name}("))
-            .or_else(|| KERNELS.find(&format!("RS_KERNEL void {name}_##TN##_k##KN(")))
-            .or_else(|| KERNELS.find(&format!("RS_KERNEL void {name}_##TN##_k##K(")))
-            .or_else(|| KERNELS.find(&format!("RS_KERNEL void {name}_##TN##_kn(")))
+            .or_else(|| src.find(&format!("RS_KERNEL void {name}_##TN##_k##KN(")))
+            .or_else(|| src.find(&format!("RS_KERNEL void {name}_##TN##_k##K(")))
+            .or_else(|| src.find(&format!("RS_KERNEL void {name}_##TN##_kn(")))
             .unwrap_or_else(|| panic!("no kernel {name} in the source"));
-        let open = at + KERNELS[at..].find('(').unwrap();
-        let close = open + KERNELS[open..].find(')').unwrap();
-        KERNELS[open + 1..close].split(',').count()
+        let open = at + src[at..].find('(').unwrap();
+        let close = open + src[open..].find(')').unwrap();
+        src[open + 1..close].split(',').count()
     }
 
     #[test]
@@ -2390,6 +2399,7 @@ mod tests {
         assert_eq!(params("rs_seg_sum"), segmented::SEG_SUM_PARAMS);
         assert_eq!(params("rs_seg_long"), segmented::SEG_LONG_PARAMS);
         assert_eq!(params("rs_seg_join"), segmented::SEG_JOIN_PARAMS);
+        assert_eq!(params("rs_rows_short"), segmented::ROWS_SHORT_PARAMS);
         assert_eq!(params("rs_segcs_reduce"), segmented::SEGCS_REDUCE_PARAMS);
         assert_eq!(params("rs_segcs_carry"), segmented::SEGCS_CARRY_PARAMS);
         assert_eq!(params("rs_segcs_scan"), segmented::SEGCS_SCAN_PARAMS);
@@ -2432,6 +2442,10 @@ mod tests {
     #[test]
     fn host_constants_are_the_kernels() {
         assert!(KERNELS.contains(&format!("#define RS_RAKE {RAKE}\n")));
+        assert!(KERNELS.contains(&format!(
+            "#define RS_UNROLL {}\n",
+            segmented::ROWS_SHORT_CHUNK_BYTES / 16
+        )));
         for (ty, items) in [("double", f64::TILE_ITEMS), ("float", f32::TILE_ITEMS)] {
             assert!(
                 traits_of(ty).contains(&format!("TILE_E = {items};")),
@@ -2482,15 +2496,17 @@ mod tests {
             "rs_seg_sum",
             "rs_seg_long",
             "rs_seg_join",
+            "rs_rows_short",
             "rs_cumsum_lookback",
             "rs_segcs_reduce",
             "rs_segcs_carry",
             "rs_segcs_scan",
         ] {
-            let at = KERNELS.find(&format!("RS_KERNEL void {name}_##TN##_k")).unwrap();
-            let close = at + KERNELS[at..].find(')').unwrap();
+            let src = source();
+            let at = src.find(&format!("RS_KERNEL void {name}_##TN##_k")).unwrap();
+            let close = at + src[at..].find(')').unwrap();
             assert!(
-                KERNELS[at..close]
+                src[at..close]
                     .trim_end_matches(['\\', ' ', '\n'])
                     .ends_with("rs_u64 fold"),
                 "{name}"

@@ -8,7 +8,9 @@
 //! `rs_seg_list` lists the tiles that hold a short group's position and `rs_seg_sum` adds
 //! those tiles of `block * SEG_ITEMS` positions, writing each short group that ends in the
 //! tile and the pieces of the groups that cross tiles; `rs_seg_join` merges the pieces of
-//! the groups that cross tiles or chunks and writes +0 for empty groups. The values are read
+//! the groups that cross tiles or chunks and writes +0 for empty groups. Many short rows
+//! (at most [`ROWS_SHORT_MAX_COLS`] values, at least [`ROWS_SHORT_PER_MP`] rows per
+//! multiprocessor) take `rs_rows_short` alone instead: one thread per row. The values are read
 //! once. Offsets on the host are checked on the host; offsets in device memory are checked
 //! by `rs_seg_prep`, and the call reads its verdict back before the other kernels run, so
 //! bad offsets leave every output untouched wherever they live.
@@ -21,6 +23,7 @@ pub(super) const SEG_LIST_PARAMS: usize = 11;
 pub(super) const SEG_SUM_PARAMS: usize = 15;
 pub(super) const SEG_LONG_PARAMS: usize = 15;
 pub(super) const SEG_JOIN_PARAMS: usize = 16;
+pub(super) const ROWS_SHORT_PARAMS: usize = 6;
 
 /// Threads per block of the segmented cumsum's tile kernels unless a launch says otherwise
 /// (a tile is `block * SEG_ITEMS` positions; any block size is correct), and of the
@@ -38,6 +41,23 @@ pub const SEG_LONG_BLOCK: u32 = 128;
 /// Tiles per chunk of the long groups' kernel: each block adds the long groups' pieces in
 /// `SEG_LONG_TILES` tiles of positions (any count >= 1 is correct).
 pub const SEG_LONG_TILES: u64 = 32;
+
+/// Rows of at most this many values, when there are many of them (see
+/// [`ROWS_SHORT_PER_MP`]), are added by `rs_rows_short`: one thread per row, each adding its
+/// row serially (the other kernels' tiles and block scans cost more than the row).
+pub const ROWS_SHORT_MAX_COLS: u64 = 256;
+
+/// Rows per multiprocessor from which `rs_rows_short` takes short rows: enough threads to
+/// keep the memory busy while each adds its row serially.
+pub const ROWS_SHORT_PER_MP: u64 = 128;
+
+/// Bytes of each row in a chunk of `rs_rows_short` (`RS_UNROLL` 16-byte vectors: 8 f64,
+/// 16 f32).
+pub(super) const ROWS_SHORT_CHUNK_BYTES: usize = 64;
+
+/// Threads per block of `rs_rows_short` unless a launch says otherwise (any block size is
+/// correct).
+pub const ROWS_SHORT_BLOCK: u32 = 128;
 
 /// The groups of one call, as the kernels take them.
 #[derive(Clone, Copy)]
@@ -171,6 +191,32 @@ impl<R: Runtime> Device<R> {
             || out & (T::BYTES as u64 - 1) != 0
         {
             return Err(GpuError::InvalidPointer("null or misaligned input or output"));
+        }
+        if l.off == 0
+            && l.cols <= ROWS_SHORT_MAX_COLS
+            && l.nseg >= self.multiprocessors as u64 * ROWS_SHORT_PER_MP
+        {
+            // Shared memory: 16 bytes, then C + 1 values per thread (C: a chunk's columns).
+            let c = ROWS_SHORT_CHUNK_BYTES / T::BYTES;
+            let (block, smem) = self.block_for(
+                &k.rows_short,
+                launch.block,
+                ROWS_SHORT_BLOCK,
+                (c + 1) * T::BYTES,
+                16,
+            )?;
+            let per_mp = self.occupancy(&k.rows_short, block, smem)?.unwrap_or(8).max(1);
+            let grid = l
+                .nseg
+                .div_ceil(block as u64)
+                .min(self.multiprocessors as u64 * per_mp as u64)
+                .max(1) as u32;
+            let args: Args<ROWS_SHORT_PARAMS> = Args([x, l.nseg, l.cols, l.stride, out, fold as u64]);
+            // SAFETY: the kernel reads `span` values at x and writes `nseg` at out (the
+            // caller's contract).
+            unsafe { self.launch(&k.rows_short, grid, block, smem, stream, args) }?;
+            // SAFETY: the caller's stream (or the default one) of this context.
+            return unsafe { R::synchronize(stream.0) };
         }
         let st = 2 * fold + 1;
         let items = T::SEG_ITEMS as usize;

@@ -275,6 +275,11 @@ fn rows_checks<T: GpuFloat + StartFloat>(dev: &Device, folds: &[usize], rng: &mu
         (300, 77, 128),
         (3, 100_000, 100_003),
         (20_000, 3, 3),
+        // Many short rows (rs_rows_short on devices of up to 156 multiprocessors): dense,
+        // rows one value past a 16-byte boundary in turn, empty.
+        (20_000, 64, 64),
+        (20_000, 37, 41),
+        (20_000, 0, 3),
         (5, 0, 7),
         (1, 1, 1),
     ] {
