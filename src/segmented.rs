@@ -447,6 +447,9 @@ pub fn sum_by_key_with<T: Float>(xs: &[T], keys: &[i64], out: &mut [T], opts: &O
         return Err(Error::LengthMismatch);
     }
     let nkeys = out.len();
+    if nkeys <= BUFFERED_KEYS && xs.len() >= 16 * nkeys {
+        return buffered_by_key(xs, keys, out, empty, opts);
+    }
     let (gathered, offsets) = gather_by_key(xs, keys, nkeys, opts)?;
     check_offsets::<T>(&offsets, xs.len())?;
     sums(
@@ -456,6 +459,97 @@ pub fn sum_by_key_with<T: Float>(xs: &[T], keys: &[i64], out: &mut [T], opts: &O
         empty,
         opts,
     )
+}
+
+/// Keys up to this many are summed without a sort ([`buffered_by_key`]), when there are at
+/// least 16 values per key.
+const BUFFERED_KEYS: usize = 4096;
+
+/// The values [`buffered_by_key`] holds back per part, all keys together (a few MB).
+const BUFFERED_VALUES: usize = 1 << 18;
+
+/// `sum_by_key_with` without a sort, for few keys: each part of the pairs (one per thread)
+/// keeps an accumulator and a small buffer per key, moves each value to its key's buffer and
+/// adds a full buffer as one slice (the fast deposit, its setup paid once per buffer), then
+/// the buffers' rests; the parts' accumulators of each key are merged. A key's state is that
+/// of its values whatever the order, the buffers or the parts (binned deposits and merges are
+/// exact), so every sum has the bits of the sorted path's. Every key is checked before any
+/// value is added, and `out` is written only at the end.
+fn buffered_by_key<T: Float>(
+    xs: &[T],
+    keys: &[i64],
+    out: &mut [T],
+    empty: DynAccumulator<T>,
+    opts: &Options,
+) -> Result<(), Error> {
+    let n = xs.len();
+    let nkeys = out.len();
+    // A negative key is a huge one as u64: one comparison finds both.
+    if keys.iter().any(|&k| k as u64 >= nkeys as u64) {
+        return Err(Error::KeyOutOfRange);
+    }
+    let per_key = (BUFFERED_VALUES / nkeys.max(1)).clamp(16, 512);
+    // One part's accumulators, one per key.
+    let part = |xs: &[T], ks: &[i64]| -> Result<Vec<DynAccumulator<T>>, Error> {
+        let mut accs = Vec::new();
+        accs.try_reserve_exact(nkeys).map_err(|_| Error::OutOfMemory)?;
+        accs.resize(nkeys, empty);
+        let mut buf: Vec<T> = Vec::new();
+        buf.try_reserve_exact(nkeys * per_key)
+            .map_err(|_| Error::OutOfMemory)?;
+        buf.resize(nkeys * per_key, T::ZERO);
+        let mut fill: Vec<usize> = Vec::new();
+        fill.try_reserve_exact(nkeys).map_err(|_| Error::OutOfMemory)?;
+        fill.resize(nkeys, 0);
+        fpenv::with_ieee_fp(|| {
+            for (&x, &k) in xs.iter().zip(ks) {
+                let k = k as usize; // checked above: 0 <= k < nkeys
+                let f = fill[k];
+                buf[k * per_key + f] = x;
+                if f + 1 == per_key {
+                    accs[k].add_slice(&buf[k * per_key..(k + 1) * per_key])?;
+                    fill[k] = 0;
+                } else {
+                    fill[k] = f + 1;
+                }
+            }
+            for (k, (a, &f)) in accs.iter_mut().zip(&fill).enumerate() {
+                let rest = &buf[k * per_key..k * per_key + f];
+                if f <= SHORT {
+                    for &x in rest {
+                        a.add(x)?;
+                    }
+                } else {
+                    a.add_slice(rest)?;
+                }
+            }
+            Ok(accs)
+        })
+    };
+    let accs = pool::run(small(n, INLINE_SUM, opts), |threads| {
+        if n == 0 || whole(n, INLINE_SUM, opts, &threads) {
+            return part(xs, keys);
+        }
+        // One part per thread (each holds an accumulator and a buffer per key).
+        let len = n.div_ceil(threads.count());
+        let mut parts = threads.map(xs.chunks(len).zip(keys.chunks(len)), |(xs, ks)| part(xs, ks))?;
+        let mut first = parts.remove(0);
+        fpenv::with_ieee_fp(|| {
+            for p in &parts {
+                for (a, b) in first.iter_mut().zip(p) {
+                    a.merge(b)?;
+                }
+            }
+            Ok::<_, Error>(())
+        })?;
+        Ok(first)
+    })?;
+    fpenv::with_ieee_fp(|| {
+        for (o, a) in out.iter_mut().zip(&accs) {
+            *o = a.value();
+        }
+    });
+    Ok(())
 }
 
 /// Key `k`'s slot, if `k` is a key below `nkeys`.

@@ -265,6 +265,13 @@ fn keyed_for<T: TestFloat>() {
     cases.push(("one".into(), xs[..1].to_vec(), vec![2], 3));
     let random: Vec<i64> = (0..n).map(|_| r(1000) as i64).collect();
     cases.push(("random".into(), xs.clone(), random, 1000));
+    // Few keys (summed without a sort), with an infinity of each sign and a NaN among them.
+    let few: Vec<i64> = (0..n).map(|_| r(7) as i64).collect();
+    let mut xs_few = xs.clone();
+    xs_few[10] = T::from_f64_round(f64::INFINITY);
+    xs_few[20] = T::from_f64_round(f64::NEG_INFINITY);
+    xs_few[30] = T::from_f64_round(f64::NAN);
+    cases.push(("few keys".into(), xs_few, few, 7));
     // Skewed: nine in ten values to key 0, the others spread over many keys, most empty.
     let skewed: Vec<i64> = (0..n)
         .map(|_| if r(10) < 9 { 0 } else { r(50_000) as i64 })
@@ -302,6 +309,7 @@ fn keyed_for<T: TestFloat>() {
     }
     let mut out = vec![T::ZERO; 1000];
     let (name, xs, keys, nkeys) = &cases[3];
+    assert_eq!(*nkeys, 1000);
     reprosum::sum_by_key(xs, keys, &mut out).unwrap();
     assert_eq!(bits(&out), want_by_key(xs, keys, *nkeys, 3), "{name}");
 }
