@@ -24,6 +24,18 @@ const GROUP_COST: usize = 16;
 /// than such a group takes (the state, hence the bits, are the same).
 const SHORT: usize = 4;
 
+/// Adds a group's values: one at a time up to [`SHORT`] of them, else as one slice.
+fn add_group<T: Float>(a: &mut DynAccumulator<T>, xs: &[T]) -> Result<(), Error> {
+    if xs.len() <= SHORT {
+        for &x in xs {
+            a.add(x)?;
+        }
+        Ok(())
+    } else {
+        a.add_slice(xs)
+    }
+}
+
 /// Consecutive groups summed by one task, or one large group split over the threads.
 struct Group {
     /// The groups' indices.
@@ -132,13 +144,7 @@ fn into_groups<'a, T: Float, O: Send>(
     let weight = len.saturating_add(n.saturating_mul(GROUP_COST));
     let one = |o: &mut O, xs: &[T]| -> Result<(), Error> {
         let mut a = start(o);
-        if xs.len() <= SHORT {
-            for &x in xs {
-                a.add(x)?;
-            }
-        } else {
-            a.add_slice(xs)?;
-        }
+        add_group(&mut a, xs)?;
         finish(o, a);
         Ok(())
     };
@@ -514,14 +520,7 @@ fn buffered_by_key<T: Float>(
                 }
             }
             for (k, (a, &f)) in accs.iter_mut().zip(&fill).enumerate() {
-                let rest = &buf[k * per_key..k * per_key + f];
-                if f <= SHORT {
-                    for &x in rest {
-                        a.add(x)?;
-                    }
-                } else {
-                    a.add_slice(rest)?;
-                }
+                add_group(a, &buf[k * per_key..k * per_key + f])?;
             }
             Ok(accs)
         })
