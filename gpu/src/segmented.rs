@@ -4,7 +4,7 @@
 //!
 //! Five kernels (see the kernel source): `rs_seg_prep` finds each tile's first group and,
 //! for offsets the host has not read, checks them; `rs_seg_long` adds the long groups (more
-//! positions than a tile) in chunks of [`SEG_LONG_TILES`] tiles, as the sum adds;
+//! positions than a tile) in chunks of at most [`SEG_LONG_MAX_TILES`] tiles, as the sum adds;
 //! `rs_seg_list` lists the tiles that hold a short group's position and `rs_seg_sum` adds
 //! those tiles of `block * SEG_ITEMS` positions, writing each short group that ends in the
 //! tile and the pieces of the groups that cross tiles; `rs_seg_join` merges the pieces of
@@ -38,9 +38,16 @@ pub const SEG_SUM_BLOCK: u32 = 64;
 /// Threads per block of the long groups' kernel (`rs_seg_long`; any block size is correct).
 pub const SEG_LONG_BLOCK: u32 = 128;
 
-/// Tiles per chunk of the long groups' kernel: each block adds the long groups' pieces in
-/// `SEG_LONG_TILES` tiles of positions (any count >= 1 is correct).
-pub const SEG_LONG_TILES: u64 = 32;
+/// The most tiles per chunk of the long groups' kernel: each block adds the long groups'
+/// pieces in chunks of m tiles of positions, m chosen per call so that the chunks make a
+/// whole number of waves of the blocks the device holds at once (any m >= 1 is correct).
+pub const SEG_LONG_MAX_TILES: u64 = 256;
+
+/// Dynamic shared memory of `rs_seg_long` beside its (2K + 1) values per thread: 16 bytes,
+/// then two copies of 3 words per candidate, m + 1 candidates for chunks of m tiles.
+fn seg_long_smem(m: u64) -> usize {
+    16 + 48 * (m as usize + 1)
+}
 
 /// Rows of at most this many values, when there are many of them (see
 /// [`ROWS_SHORT_PER_MP`]), are added by `rs_rows_short`: one thread per row, each adding its
@@ -235,12 +242,29 @@ impl<R: Runtime> Device<R> {
             )));
         }
         // Groups of more positions than a tile are long: rs_seg_long adds them in chunks of
-        // SEG_LONG_TILES tiles, and rs_seg_sum skips their positions.
+        // m tiles, and rs_seg_sum skips their positions.
         let lmin = tile + 1;
-        let m = SEG_LONG_TILES;
+        let state = st * T::BYTES;
+        // Chunks of m tiles, as many as a whole number of waves of the blocks the device
+        // holds at once: every block adds as many positions, so none waits on a last wave
+        // of a few blocks.
+        let (lblock, lsmem_max) = self.block_for(
+            &k.seg_long,
+            None,
+            SEG_LONG_BLOCK,
+            state,
+            seg_long_smem(SEG_LONG_MAX_TILES),
+        )?;
+        let per_mp = self
+            .occupancy(&k.seg_long, lblock, lsmem_max)?
+            .unwrap_or(4)
+            .max(1);
+        let slots = self.multiprocessors as u64 * per_mp as u64;
+        let waves = ntiles.div_ceil(slots * SEG_LONG_MAX_TILES);
+        let m = ntiles.div_ceil(slots * waves).max(1);
+        let lsmem = (seg_long_smem(m) + state * lblock as usize) as u32;
         let nchunks = l.span.div_ceil(m * tile);
         let nt = ntiles as usize;
-        let state = st * T::BYTES;
         let bytes = nt
             .checked_mul(8 + 2 * state + 4)
             .and_then(|b| b.checked_add(16 + 2 * state * nchunks as usize))
@@ -293,13 +317,6 @@ impl<R: Runtime> Device<R> {
             unsafe { self.launch(&k.seg_sum, grid, block, smem, stream, args) }?;
         }
         if nchunks > 0 && !(rows && l.cols < lmin) {
-            let (lblock, lsmem) = self.block_for(
-                &k.seg_long,
-                None,
-                SEG_LONG_BLOCK,
-                state,
-                16 + 48 * (m as usize + 1),
-            )?;
             let lgrid = nchunks.min(i32::MAX as u64) as u32;
             let args: Args<SEG_LONG_PARAMS> = Args([
                 x,

@@ -703,8 +703,9 @@ static bool seg_kernels(const SegCase& c, const T* x, unsigned block, int fold_a
   out.assign(c.nseg, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
   const size_t smem = 16 + 8 * block + sizeof(T) * (st * (block + RS_RAKE) + (size_t)block * (E + 1)) + 4 * (block + RS_RAKE);
   // The long groups (more positions than a tile) on rs_seg_long, in chunks of m tiles (the
-  // hosts take 16; small ones here so that groups cross chunks) with blocks of another size
-  // (any size is correct), on a grid smaller than the chunks (grid-stride).
+  // hosts take 1 to 256, from the input and the device; small ones here so that groups
+  // cross chunks) with blocks of another size (any size is correct), on a grid smaller
+  // than the chunks (grid-stride).
   const unsigned long long lmin = tile + 1, m = 1 + block % 3;
   const unsigned lblock = block > 2 ? block - 1 : block;
   const unsigned long long nchunks = (c.span + m * tile - 1) / (m * tile);

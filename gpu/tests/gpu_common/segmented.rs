@@ -191,10 +191,12 @@ pub fn segmented_checks<T: GpuFloat + StartFloat>(dev: &Device, folds: &[usize],
     bad_input_checks::<T>(dev, t);
 }
 
-/// The long groups' path (groups of more positions than a tile; chunks of
-/// `SEG_LONG_TILES` tiles) at every fold of the type: long segments within a chunk, across
-/// chunks and among short ones, from an aligned buffer and from a pointer one value past a
-/// 16-byte boundary (device offsets), and long rows with a gap after each.
+/// The long groups' path (groups of more positions than a tile; chunks of m tiles, m
+/// chosen per call from the input's tiles and the blocks the device holds at once) at
+/// every fold of the type: long segments across chunks and among short ones, from an
+/// aligned buffer and from a pointer one value past a 16-byte boundary (device offsets),
+/// and long rows with a gap after each; then, at a few folds, an input of more tiles than
+/// the device holds blocks (chunks of several tiles: long segments within a chunk too).
 pub fn long_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
     let mut rng = Rng(0x5EED_0000_0000_0017 ^ T::BYTES as u64);
     let lens = [
@@ -265,6 +267,31 @@ pub fn long_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
         t.check(r.is_ok() && same(&outr.to_host().unwrap(), &want), || {
             format!("long rows {} {rows}x{cols}/{stride} fold {fold}: {r:?}", T::NAME)
         });
+    }
+    // 4e6 values: more tiles (1024 f64, 2048 f32 positions) than any device holds blocks
+    // of the long kernel, so chunks of several tiles; segments of 1 to 3 tiles lie within
+    // one chunk or cross to the next.
+    let mut lens = Vec::new();
+    let mut total = 0usize;
+    while total < 4_000_000 {
+        let len = 1 + (rng.next() % 6_000) as usize;
+        lens.push(len);
+        total += len;
+    }
+    let off = offsets_of(&lens);
+    let xs = values::<T>(&mut rng, total, false);
+    let xd = DeviceBuffer::<T>::from_host(dev, &xs).unwrap();
+    for fold in [2, 3, max] {
+        let want: Vec<T> = (0..lens.len())
+            .map(|i| reference(&xs[off[i]..off[i + 1]], fold))
+            .collect();
+        let mut outd = DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); lens.len()]).unwrap();
+        let r = dev.segmented_sum(&xd, &off, &mut outd, fold);
+        let got = outd.to_host().unwrap();
+        t.check(
+            r.is_ok() && got.iter().zip(&want).all(|(g, w)| g.bits() == w.bits()),
+            || format!("long segments {} (4e6 values) fold {fold}: {r:?}", T::NAME),
+        );
     }
 }
 
