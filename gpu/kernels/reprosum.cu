@@ -48,7 +48,8 @@
 //                 The passes above remain for one tile, for the run-time folds, for a block
 //                 whose shared memory does not fit, and for a runtime without it.
 //   rs_seg_prep, rs_seg_list, rs_seg_sum, rs_seg_long, rs_seg_join  the segmented and row
-//                 sums (see their section); rs_rows_short  many short rows, a thread each.
+//                 sums (see their section); rs_rows_short  many short rows, a thread each;
+//                 rs_rows_long  many long rows, a team of threads each.
 //   rs_key_count, rs_u64_scan_*, rs_key_scatter  the keyed sums' counting sort by key,
 //                 before the segmented kernels (see their section).
 //   rs_probe      arithmetic probe (subnormals, ties to even, signed zero).
@@ -694,6 +695,29 @@ RS_DEV void rs_block_reduce(RsAcc<T, K>& a, T* S) {
   RS_SYNC();
   for (unsigned s = p2 >> 1; s > 0; s >>= 1) {
     if (tid < s && tid + s < B) {
+      RsAcc<T, K> o(a.k);
+      rs_load(S, tid + s, B, o);
+      rs_merge_renormed(a, o);
+      rs_store(S, tid, B, a);
+    }
+    RS_SYNC();
+  }
+}
+
+// rs_block_reduce within each team of `size` consecutive threads (lane: this thread's place
+// in its team): on return the team's first thread holds the merge of its team's states,
+// renormalised. S holds (2K+1) * blockDim values. Every thread reaches every barrier.
+template <typename T, int K>
+RS_DEV void rs_team_reduce(RsAcc<T, K>& a, T* S, unsigned lane, unsigned size) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  unsigned p2 = 1;
+  while (p2 < size) p2 <<= 1;
+  rs_renorm(a);
+  a.pending = 0;
+  rs_store(S, tid, B, a);
+  RS_SYNC();
+  for (unsigned s = p2 >> 1; s > 0; s >>= 1) {
+    if (lane < s && lane + s < size && tid + s < B) {
       RsAcc<T, K> o(a.k);
       rs_load(S, tid + s, B, o);
       rs_merge_renormed(a, o);
@@ -2020,14 +2044,13 @@ RS_DEV void rs_seg_sum_tiles(const T* x, RsGroups G, rs_u64 span, const rs_u64* 
   }
 }
 
-// Adds the n values at xp (any alignment) into the threads' states, as the sum adds: the
-// values before the first 16-byte boundary and after the last whole vector one at a time,
-// the rest as 16-byte vectors, RS_UNROLL of them per thread and chunk. Every thread of the
-// block takes part (no barrier).
+// Adds the n values at xp (any alignment) into the states of B threads (this one is number
+// tid of them), as the sum adds: the values before the first 16-byte boundary and after the
+// last whole vector one at a time, the rest as 16-byte vectors, RS_UNROLL of them per
+// thread and chunk. No barrier.
 template <typename T, int K>
-RS_DEV void rs_block_add_range(RsAcc<T, K>& a, const T* xp, rs_u64 n) {
+RS_DEV void rs_range_add(RsAcc<T, K>& a, const T* xp, rs_u64 n, unsigned tid, unsigned B) {
   const int VEC = RsF<T>::VEC;
-  const unsigned tid = RS_TID, B = RS_BDIM;
   const rs_u64 mis = ((rs_u64)(reinterpret_cast<unsigned long long>(xp)) / sizeof(T)) % (rs_u64)VEC;
   rs_u64 head = mis ? (rs_u64)VEC - mis : 0;
   if (head > n) head = n;
@@ -2056,6 +2079,12 @@ RS_DEV void rs_block_add_range(RsAcc<T, K>& a, const T* xp, rs_u64 n) {
   }
   for (rs_u64 i = tid; i < head; i += B) rs_add_one(a, xp[i]);
   for (rs_u64 i = tail + tid; i < n; i += B) rs_add_one(a, xp[i]);
+}
+
+// rs_range_add over every thread of the block.
+template <typename T, int K>
+RS_DEV void rs_block_add_range(RsAcc<T, K>& a, const T* xp, rs_u64 n) {
+  rs_range_add(a, xp, n, RS_TID, RS_BDIM);
 }
 
 // Element i * B + tid of a chunk of rs_rows_short_body (nr rows from xr, columns c0..c0 + C)
@@ -2123,6 +2152,37 @@ RS_DEV void rs_rows_short_body(const T* x, rs_u64 rows, rs_u64 cols, rs_u64 stri
       }
     }
     if (tid < nr) out[r0 + tid] = cols ? rs_finish(a) : (T)0;
+  }
+}
+
+// Threads per row of rs_rows_long (a constant of the algorithm, unrelated to the warp width).
+#define RS_ROW_TEAM 32
+
+// The sums of many long rows (row r is x[r * stride .. r * stride + cols)): a team of
+// RS_ROW_TEAM consecutive threads adds each row (fewer if the block is smaller), as the sum
+// adds (per-thread states over 16-byte loads), then the teams merge their threads' states
+// at once (a tree in shared memory) and each team's first thread writes its row's sum; an
+// empty row gives +0. A block takes blockDim / RS_ROW_TEAM consecutive rows at a time
+// (grid-stride over such groups, any grid; threads past the last whole team only take part
+// in the barriers). The bits are the core's sum of the row alone, as every path's. Shared
+// memory: 16 bytes, then (2K + 1) blockDim values. Every thread reaches every barrier (the
+// groups of rows are the same for the whole block).
+template <typename T, int K>
+RS_DEV void rs_rows_long_body(const T* x, rs_u64 rows, rs_u64 cols, rs_u64 stride, T* out, RsFold<K> f) {
+  RS_DYN_SHARED(rs_smem);
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const unsigned size = B < RS_ROW_TEAM ? B : RS_ROW_TEAM;
+  const unsigned teams = B / size, team = tid / size, lane = tid % size;
+#pragma unroll 1
+  for (rs_u64 r0 = RS_BID * (rs_u64)teams; r0 < rows; r0 += RS_GDIM * (rs_u64)teams) {
+    const rs_u64 r = r0 + team;
+    const bool mine = team < teams && r < rows;
+    RsAcc<T, K> a(f);
+    rs_clear(a);
+    if (mine) rs_range_add(a, x + r * stride, cols, lane, size);
+    rs_team_reduce(a, S, lane, size);
+    if (mine && lane == 0) out[r] = cols ? rs_finish(a) : (T)0;
   }
 }
 
@@ -2881,6 +2941,10 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
   RS_KERNEL void rs_rows_short_##TN##_k##KN(const T* x, rs_u64 rows, rs_u64 cols, rs_u64 stride,     \
                                             T* out, rs_u64 fold) {                                  \
     rs_rows_short_body<T, K>(x, rows, cols, stride, out, RsFold<K>(fold));                          \
+  }                                                                                                 \
+  RS_KERNEL void rs_rows_long_##TN##_k##KN(const T* x, rs_u64 rows, rs_u64 cols, rs_u64 stride,      \
+                                           T* out, rs_u64 fold) {                                   \
+    rs_rows_long_body<T, K>(x, rows, cols, stride, out, RsFold<K>(fold));                           \
   }                                                                                                 \
   RS_KERNEL void rs_tile_reduce_##TN##_k##KN(const T* x, rs_u64 n, T* tiles, const rs_u32* count,   \
                                              const rs_u32* list, rs_u64 fold) {                     \

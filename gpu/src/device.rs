@@ -245,6 +245,7 @@ struct Kernels {
     seg_long: Func,
     seg_join: Func,
     rows_short: Func,
+    rows_long: Func,
     /// With [`crate::runtime::Caps::single_pass`].
     cumsum_lookback: Option<Func>,
 }
@@ -526,6 +527,7 @@ impl<R: Runtime> Device<R> {
                     seg_long: f("seg_long")?,
                     seg_join: f("seg_join")?,
                     rows_short: f("rows_short")?,
+                    rows_long: f("rows_long")?,
                     cumsum_lookback: if R::CAPS.single_pass {
                         fixed("cumsum_lookback")?
                     } else {
@@ -2400,6 +2402,7 @@ mod tests {
         assert_eq!(params("rs_seg_long"), segmented::SEG_LONG_PARAMS);
         assert_eq!(params("rs_seg_join"), segmented::SEG_JOIN_PARAMS);
         assert_eq!(params("rs_rows_short"), segmented::ROWS_SHORT_PARAMS);
+        assert_eq!(params("rs_rows_long"), segmented::ROWS_LONG_PARAMS);
         assert_eq!(params("rs_segcs_reduce"), segmented::SEGCS_REDUCE_PARAMS);
         assert_eq!(params("rs_segcs_carry"), segmented::SEGCS_CARRY_PARAMS);
         assert_eq!(params("rs_segcs_scan"), segmented::SEGCS_SCAN_PARAMS);
@@ -2446,6 +2449,7 @@ mod tests {
             "#define RS_UNROLL {}\n",
             segmented::ROWS_SHORT_CHUNK_BYTES / 16
         )));
+        assert!(KERNELS.contains(&format!("#define RS_ROW_TEAM {}\n", segmented::ROW_TEAM)));
         for (ty, items) in [("double", f64::TILE_ITEMS), ("float", f32::TILE_ITEMS)] {
             assert!(
                 traits_of(ty).contains(&format!("TILE_E = {items};")),
@@ -2497,6 +2501,7 @@ mod tests {
             "rs_seg_long",
             "rs_seg_join",
             "rs_rows_short",
+            "rs_rows_long",
             "rs_cumsum_lookback",
             "rs_segcs_reduce",
             "rs_segcs_carry",

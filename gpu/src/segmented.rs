@@ -10,8 +10,10 @@
 //! tile and the pieces of the groups that cross tiles; `rs_seg_join` merges the pieces of
 //! the groups that cross tiles or chunks and writes +0 for empty groups. Many short rows
 //! (at most [`ROWS_SHORT_MAX_COLS`] values, at least [`ROWS_SHORT_PER_MP`] rows per
-//! multiprocessor) take `rs_rows_short` alone instead: one thread per row. The values are read
-//! once. Offsets on the host are checked on the host; offsets in device memory are checked
+//! multiprocessor) take `rs_rows_short` alone instead: one thread per row; many long rows
+//! (more values than a tile, at least as many rows as the device holds teams of
+//! `rs_rows_long` at once) take `rs_rows_long` alone: a team of [`ROW_TEAM`] threads per
+//! row. The values are read once. Offsets on the host are checked on the host; offsets in device memory are checked
 //! by `rs_seg_prep`, and the call reads its verdict back before the other kernels run, so
 //! bad offsets leave every output untouched wherever they live.
 
@@ -24,6 +26,7 @@ pub(super) const SEG_SUM_PARAMS: usize = 15;
 pub(super) const SEG_LONG_PARAMS: usize = 15;
 pub(super) const SEG_JOIN_PARAMS: usize = 16;
 pub(super) const ROWS_SHORT_PARAMS: usize = 6;
+pub(super) const ROWS_LONG_PARAMS: usize = 6;
 
 /// Threads per block of the segmented cumsum's tile kernels unless a launch says otherwise
 /// (a tile is `block * SEG_ITEMS` positions; any block size is correct), and of the
@@ -65,6 +68,15 @@ pub(super) const ROWS_SHORT_CHUNK_BYTES: usize = 64;
 /// Threads per block of `rs_rows_short` unless a launch says otherwise (any block size is
 /// correct).
 pub const ROWS_SHORT_BLOCK: u32 = 128;
+
+/// Threads per row of `rs_rows_long` (`RS_ROW_TEAM` in the kernel source).
+pub const ROW_TEAM: u32 = 32;
+
+/// Threads per block of `rs_rows_long`: `ROWS_LONG_BLOCK / ROW_TEAM` rows at a time. Rows
+/// longer than a tile of `rs_seg_sum`, at least as many as the device holds such teams at
+/// once, take it; fewer long rows take `rs_seg_long`'s chunks, which share a row among
+/// blocks.
+pub const ROWS_LONG_BLOCK: u32 = 128;
 
 /// The groups of one call, as the kernels take them.
 #[derive(Clone, Copy)]
@@ -245,6 +257,23 @@ impl<R: Runtime> Device<R> {
         // m tiles, and rs_seg_sum skips their positions.
         let lmin = tile + 1;
         let state = st * T::BYTES;
+        if l.off == 0 && l.cols >= lmin {
+            // Long rows, as many as the device holds teams of rs_rows_long at once or more:
+            // a team of ROW_TEAM threads adds each row.
+            let (block, smem) = self.block_for(&k.rows_long, None, ROWS_LONG_BLOCK, state, 16)?;
+            let per_mp = self.occupancy(&k.rows_long, block, smem)?.unwrap_or(4).max(1);
+            let teams = (block / ROW_TEAM).max(1) as u64;
+            let slots = self.multiprocessors as u64 * per_mp as u64;
+            if l.nseg >= slots * teams {
+                let grid = l.nseg.div_ceil(teams).min(slots).max(1) as u32;
+                let args: Args<ROWS_LONG_PARAMS> = Args([x, l.nseg, l.cols, l.stride, out, fold as u64]);
+                // SAFETY: the kernel reads `span` values at x and writes `nseg` at out (the
+                // caller's contract).
+                unsafe { self.launch(&k.rows_long, grid, block, smem, stream, args) }?;
+                // SAFETY: the caller's stream (or the default one) of this context.
+                return unsafe { R::synchronize(stream.0) };
+            }
+        }
         // Chunks of m tiles, as many as a whole number of waves of the blocks the device
         // holds at once: every block adds as many positions, so none waits on a last wave
         // of a few blocks.

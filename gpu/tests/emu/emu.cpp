@@ -731,14 +731,18 @@ static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned blo
   std::vector<T> out;
   bool ok = seg_kernels<T, K>(c, x.data(), block, fold_arg, out);
   const RsGroups G = rs_seg_groups(c.off.empty() ? nullptr : c.off.data(), c.nseg, c.stride, c.cols);
-  // Rows also through rs_rows_short (the hosts take it for many short rows; any length is
-  // correct), one thread per row on a grid of fewer threads than rows (grid-stride).
-  std::vector<T> alone;
+  // Rows also through rs_rows_short and rs_rows_long (the hosts take them for many short
+  // rows and many long ones; any length is correct), one thread per row and one team per
+  // row, on grids of fewer threads or teams than rows (grid-stride).
+  std::vector<T> alone, teams;
   if (c.off.empty()) {
     typedef typename RsF<T>::U U;
     alone.assign(c.nseg, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
+    teams = alone;
     const unsigned C = RS_UNROLL * RsF<T>::VEC;
     launch(2, block, 16 + sizeof(T) * block * (C + 1), [&] { rs_rows_short_body<T, K>(x.data(), c.nseg, c.cols, c.stride, alone.data(), fold); });
+    ok = ok && !g_engine_error;
+    launch(2, block, 16 + sizeof(T) * block * (2 * k + 1), [&] { rs_rows_long_body<T, K>(x.data(), c.nseg, c.cols, c.stride, teams.data(), fold); });
     ok = ok && !g_engine_error;
   }
   for (unsigned long long g = 0; g < c.nseg && ok; ++g) {
@@ -746,10 +750,10 @@ static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned blo
     rs_clear(a);
     for (unsigned long long p = G.begin(g); p < G.end(g); ++p) rs_add_one(a, x[p]);
     const T want = rs_finish(a);
-    for (int form = 0; form < (alone.empty() ? 1 : 2); ++form) {
-      const T got = form ? alone[g] : out[g];
+    for (int form = 0; form < (alone.empty() ? 1 : 3); ++form) {
+      const T got = form == 2 ? teams[g] : form ? alone[g] : out[g];
       if (rs_bits(got) != rs_bits(want)) {
-        if (!g_quiet) printf("FAIL seg %s%s %s k%d block %u group %llu [%llu, %llu): got %llx want %llx\n", c.name.c_str(), form ? " (rs_rows_short)" : "", sizeof(T) == 8 ? "f64" : "f32", k, block, g, G.begin(g), G.end(g),
+        if (!g_quiet) printf("FAIL seg %s%s %s k%d block %u group %llu [%llu, %llu): got %llx want %llx\n", c.name.c_str(), form == 2 ? " (rs_rows_long)" : form ? " (rs_rows_short)" : "", sizeof(T) == 8 ? "f64" : "f32", k, block, g, G.begin(g), G.end(g),
                              (unsigned long long)rs_bits(got), (unsigned long long)rs_bits(want));
         ok = false;
       }

@@ -307,6 +307,9 @@ fn rows_checks<T: GpuFloat + StartFloat>(dev: &Device, folds: &[usize], rng: &mu
         (20_000, 64, 64),
         (20_000, 37, 41),
         (20_000, 0, 3),
+        // Many long rows (rs_rows_long on devices that hold up to 5000 of its teams at once),
+        // one value past a 16-byte boundary in turn.
+        (5_000, 2_100, 2_101),
         (5, 0, 7),
         (1, 1, 1),
     ] {
