@@ -682,31 +682,9 @@ RS_DEV void rs_load_volatile(const volatile T* s, rs_u64 base, RsAcc<T, K>& a) {
   a.pending = 0;
 }
 
-// Merges every thread's state into thread 0's registers (any block size; the result is
-// renormalised). S holds (2K+1) * blockDim values. Every thread reaches every barrier.
-template <typename T, int K>
-RS_DEV void rs_block_reduce(RsAcc<T, K>& a, T* S) {
-  const unsigned tid = RS_TID, B = RS_BDIM;
-  unsigned p2 = 1;
-  while (p2 < B) p2 <<= 1;
-  rs_renorm(a);
-  a.pending = 0;
-  rs_store(S, tid, B, a);
-  RS_SYNC();
-  for (unsigned s = p2 >> 1; s > 0; s >>= 1) {
-    if (tid < s && tid + s < B) {
-      RsAcc<T, K> o(a.k);
-      rs_load(S, tid + s, B, o);
-      rs_merge_renormed(a, o);
-      rs_store(S, tid, B, a);
-    }
-    RS_SYNC();
-  }
-}
-
-// rs_block_reduce within each team of `size` consecutive threads (lane: this thread's place
-// in its team): on return the team's first thread holds the merge of its team's states,
-// renormalised. S holds (2K+1) * blockDim values. Every thread reaches every barrier.
+// Merges the states of each team of `size` consecutive threads (lane: this thread's place in
+// its team) into the team's first thread's registers (the result is renormalised). S holds
+// (2K+1) * blockDim values. Every thread reaches every barrier.
 template <typename T, int K>
 RS_DEV void rs_team_reduce(RsAcc<T, K>& a, T* S, unsigned lane, unsigned size) {
   const unsigned tid = RS_TID, B = RS_BDIM;
@@ -725,6 +703,14 @@ RS_DEV void rs_team_reduce(RsAcc<T, K>& a, T* S, unsigned lane, unsigned size) {
     }
     RS_SYNC();
   }
+}
+
+// Merges every thread's state into thread 0's registers (any block size; the result is
+// renormalised): the block as one team. S holds (2K+1) * blockDim values. Every thread
+// reaches every barrier.
+template <typename T, int K>
+RS_DEV void rs_block_reduce(RsAcc<T, K>& a, T* S) {
+  rs_team_reduce(a, S, RS_TID, RS_BDIM);
 }
 
 // The number of raking threads of the block scan (a constant of the algorithm, unrelated
