@@ -13,9 +13,9 @@
 //! multiprocessor) take `rs_rows_short` alone instead: one thread per row; many long rows
 //! (more values than a tile, at least as many rows as the device holds teams of
 //! `rs_rows_long` at once) take `rs_rows_long` alone: a team of [`ROW_TEAM`] threads per
-//! row. The values are read once. Offsets on the host are checked on the host; offsets in device memory are checked
-//! by `rs_seg_prep`, and the call reads its verdict back before the other kernels run, so
-//! bad offsets leave every output untouched wherever they live.
+//! row. The values are read once. Offsets on the host are checked on the host; offsets in
+//! device memory are checked by `rs_seg_prep`, and the call reads its verdict back before
+//! the other kernels run, so bad offsets leave every output untouched wherever they live.
 
 use super::*;
 

@@ -268,9 +268,9 @@ pub fn long_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
             format!("long rows {} {rows}x{cols}/{stride} fold {fold}: {r:?}", T::NAME)
         });
     }
-    // 4e6 values: more tiles (1024 f64, 2048 f32 positions) than any device holds blocks
-    // of the long kernel, so chunks of several tiles; segments of 1 to 3 tiles lie within
-    // one chunk or cross to the next.
+    // 4e6 values: more tiles (1024 f64, 2048 f32 positions) than an H200 holds blocks of
+    // the long kernel (924), so chunks of several tiles there; segments of 1 to 3 tiles
+    // lie within one chunk or cross to the next.
     let mut lens = Vec::new();
     let mut total = 0usize;
     while total < 4_000_000 {
