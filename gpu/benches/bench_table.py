@@ -31,6 +31,15 @@ for k in sorted(by):
     g, t = get(k, "baseline:cub_gpu_to_gpu_latency"), get(k, "baseline:torch_sum_latency")
     if r and c:
         print(f"| {k[0]} | {k[1]} | {r[0]:.1f} us | {c[0]:.1f} us | {r[0] / c[0]:.2f} | {g[0] if g else float('nan'):.1f} us | {t[0] if t else float('nan'):.1f} us |")
+print("\n| type | N | reprosum cumsum latency | single pass | multi-pass | CUB InclusiveSum latency | ratio |")
+print("|---|---|---|---|---|---|---|")
+for k in sorted(by):
+    r, c = get(k, "reprosum:cumsum_latency"), get(k, "baseline:cub_inclusive_sum_latency")
+    sp, mp = get(k, "reprosum:cumsum_latency_single"), get(k, "reprosum:cumsum_latency_multi")
+    if r and c:
+        sps = f"{sp[0]:.1f} us ({sp[2]})" if sp else "-"
+        mps = f"{mp[0]:.1f} us ({mp[2]})" if mp else "-"
+        print(f"| {k[0]} | {k[1]} | {r[0]:.1f} us ({r[2]}) | {sps} | {mps} | {c[0]:.1f} us | {r[0] / c[0]:.2f} |")
 print("\n| type | N | memory | reprosum sum | baseline | sum / baseline time | reprosum cumsum | copy in and out | cumsum / copies |")
 print("|---|---|---|---|---|---|---|---|---|")
 for k in sorted(by):

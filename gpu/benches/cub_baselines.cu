@@ -1,7 +1,7 @@
 // Baselines for the reprosum GPU bench (gpu/benches/run-gpu-bench.sh compiles this on the
 // GPU machine with its nvcc, against the CCCL 3.5 headers of the nvidia-cuda-cccl wheel):
 // a plain read-only sum kernel (16-byte loads), cub::DeviceReduce::Sum, CUB's gpu_to_gpu
-// reproducible sum, cub::DeviceScan::InclusiveSum, and CUB's small-N sum latency.
+// reproducible sum, cub::DeviceScan::InclusiveSum, and CUB's small-N sum and scan latency.
 //
 // Every method is timed the same way as reprosum's: the whole call on a device pointer,
 // through to the result (the scalar copied to the host, or the scan output on the device,
@@ -192,6 +192,30 @@ static void latency(const char* ty) {
     us = median_us(200, g);
     row("cub_gpu_to_gpu_latency", ty, n, us, true);
   }
+  // CUB's inclusive scan at the cumsum latency's sizes (cuda_bench's CUMSUM_LATENCY_N),
+  // synchronised as reprosum's call is.
+  const long long scan_ns[] = {1, 64, 1024, 2048, 2049, 4097, 8193, 16384, 16385, 32768, 32769, 65537, 100000, 262145};
+  T* big;
+  T* scan;
+  CK(cudaMalloc(&big, 262145 * sizeof(T)));
+  CK(cudaMalloc(&scan, 262145 * sizeof(T)));
+  fill<<<64, 256>>>(big, 262145, 7);
+  size_t sbytes = 0;
+  CK(cub::DeviceScan::InclusiveSum(nullptr, sbytes, big, scan, 262145LL));
+  void* stmp;
+  CK(cudaMalloc(&stmp, std::max<size_t>(sbytes, 1)));
+  for (long long n : scan_ns) {
+    size_t b = 0;
+    CK(cub::DeviceScan::InclusiveSum(nullptr, b, big, scan, n));
+    auto f = [&] {
+      CK(cub::DeviceScan::InclusiveSum(stmp, b, big, scan, n));
+      CK(cudaDeviceSynchronize());
+    };
+    row("cub_inclusive_sum_latency", ty, n, median_us(200, f), true);
+  }
+  CK(cudaFree(stmp));
+  CK(cudaFree(big));
+  CK(cudaFree(scan));
   auto empty = [&] {
     fill<<<1, 1>>>(out, 0, 0);
     T host;

@@ -4,7 +4,8 @@
 //! Times, on device pointers with the workspace reused, the whole library call through to
 //! the result (the sum's value on the host; the cumsum's output on the device, stream
 //! synchronised), median of repeated calls: sum and cumsum of f32 and f64 at fold 3 for
-//! N = 1e6, 1e8, 1e9 (or the sizes given as arguments), and the small-N sum latency; then
+//! N = 1e6, 1e8, 1e9 (or the sizes given as arguments), and the small-N sum and cumsum
+//! latency (the cumsum's also with each kind of kernel forced); then
 //! the fold sweep at the sizes of 1e8 and more: sum and cumsum at f64 folds 2..=8, 12, 16,
 //! 20, 32, 52 and f32 folds 2..=8, 12, 16, 21 (methods `sum_kK`, `cumsum_kK`;
 //! `REPROSUM_BENCH_SWEEP=0` leaves it out, `REPROSUM_BENCH_FOLDS=4,6,8` narrows it).
@@ -70,6 +71,7 @@ fn cumsum_launch() -> Launch {
             .ok()
             .and_then(|b| b.parse().ok()),
         grid: None,
+        single_pass: None,
     }
 }
 
@@ -157,7 +159,9 @@ fn sweep<T: Unit>(dev: &Device, n: usize, folds: &[usize]) {
 }
 
 fn latency<T: Unit>(dev: &Device) {
-    let xs: Vec<T> = (0..100_000).map(|i| T::unit(mix(i as u64))).collect();
+    let xs: Vec<T> = (0..CUMSUM_LATENCY_N[13])
+        .map(|i| T::unit(mix(i as u64)))
+        .collect();
     let buf = DeviceBuffer::from_host(dev, &xs).expect("upload");
     for n in [1usize, 64, 1024, 2048, 2049, 100_000] {
         let want = reprosum::sum(&xs[..n]).expect("core");
@@ -172,7 +176,49 @@ fn latency<T: Unit>(dev: &Device) {
         });
         row("sum_latency", T::TY, n, us, got.bits() == want.bits());
     }
+    cumsum_latency(dev, &xs, &buf);
 }
+
+/// The cumsum's latency (fold 3, device pointers, stream synchronised) at the small sizes of
+/// `CUMSUM_LATENCY_N`: the default kernels (`cumsum_latency`), and at more than one tile
+/// each kind forced (`cumsum_latency_single`, `cumsum_latency_multi`: the single-pass
+/// kernel, the multi-pass kernels), each checked against the core by bits.
+fn cumsum_latency<T: Unit>(dev: &Device, xs: &[T], buf: &DeviceBuffer<T>) {
+    let mut out = DeviceBuffer::<T>::zeroed(dev, xs.len()).expect("alloc");
+    let tile = cuda::CUMSUM_BLOCK as usize * T::TILE_ITEMS as usize;
+    for n in CUMSUM_LATENCY_N {
+        let mut want = vec![T::default(); n];
+        reprosum::cumsum_fold(&xs[..n], &mut want, 3).expect("core cumsum");
+        let kinds: &[(&str, Option<bool>)] = if n > tile {
+            &[("", None), ("_single", Some(true)), ("_multi", Some(false))]
+        } else {
+            &[("", None)]
+        };
+        for &(tag, single_pass) in kinds {
+            let launch = Launch {
+                single_pass,
+                ..Launch::default()
+            };
+            out.fill_bytes(0xA5).expect("poison");
+            let us = median_us(200, || {
+                // SAFETY: buf and out hold at least n values of T on this device.
+                unsafe {
+                    dev.cumsum_raw::<T>(buf.device_ptr(), out.device_ptr(), n, 3, Stream::DEFAULT, &launch)
+                }
+                .expect("cumsum");
+            });
+            let got = out.to_host().expect("download");
+            let ok = got[..n].iter().zip(&want).all(|(a, b)| a.bits() == b.bits());
+            row(&format!("cumsum_latency{tag}"), T::TY, n, us, ok);
+        }
+    }
+}
+
+/// The cumsum latency's sizes: the small sizes, then around 2, 3, 5, 9, ... tiles of the
+/// default block and the largest one-tile inputs (f64 16384, f32 32768).
+const CUMSUM_LATENCY_N: [usize; 14] = [
+    1, 64, 1024, 2048, 2049, 4097, 8193, 16384, 16385, 32768, 32769, 65537, 100_000, 262_145,
+];
 
 fn main() {
     let mut sizes: Vec<usize> = std::env::args()

@@ -239,18 +239,22 @@ const SUM_LAUNCHES: [Launch; 4] = [
     Launch {
         block: None,
         grid: None,
+        single_pass: None,
     },
     Launch {
         block: Some(128),
         grid: Some(7),
+        single_pass: None,
     },
     Launch {
         block: Some(96),
         grid: None,
+        single_pass: None,
     },
     Launch {
         block: Some(1024),
         grid: None,
+        single_pass: None,
     },
 ];
 
@@ -294,6 +298,7 @@ fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
                     Launch {
                         block: Some(64),
                         grid: None,
+                        single_pass: None,
                     },
                 ];
                 cumsum_vs_core(dev, dist, &xs, 3, if n <= 1_000_000 { &cl } else { &cl[..1] }, t);
@@ -306,6 +311,7 @@ fn random_t<T: Gen>(dev: &Device, max_n: usize, t: &mut Tally) {
                         &[Launch {
                             block: Some(96),
                             grid: None,
+                            single_pass: None,
                         }],
                         t,
                     );
@@ -331,6 +337,7 @@ fn folds_t<T: Gen>(dev: &Device, folds: &[usize], max_n: usize, t: &mut Tally) {
         Launch {
             block: Some(32),
             grid: None,
+            single_pass: None,
         },
     ];
     for &k in folds {
@@ -402,6 +409,7 @@ fn mid(dev: &Device, t: &mut Tally) {
                 Launch {
                     block: Some(96),
                     grid: Some(13),
+                    single_pass: None,
                 },
             ];
             sum_check(dev, "mid f64", &xs, k, &ls, t);
@@ -411,6 +419,7 @@ fn mid(dev: &Device, t: &mut Tally) {
                 Launch {
                     block: Some(64),
                     grid: None,
+                    single_pass: None,
                 },
             ];
             cumsum_vs_core(dev, "mid f64", &xs, k, &cl, t);
@@ -453,14 +462,17 @@ fn main() {
                     Launch {
                         block: Some(32),
                         grid: None,
+                        single_pass: None,
                     },
                     Launch {
                         block: Some(96),
                         grid: None,
+                        single_pass: None,
                     },
                     Launch {
                         block: Some(1),
                         grid: None,
+                        single_pass: None,
                     },
                 ];
                 let mut v = Tally::default();

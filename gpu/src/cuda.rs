@@ -82,10 +82,11 @@ impl Runtime for Cuda {
     const CAPS: Caps = Caps {
         fixed_window: true,
         side_stream: true,
-        // Off: on the H200 (2026-12-02 06:21 UTC) the look-back kernel gave the right bits but
-        // took 4.4x (f32) to 5.4x (f64) CUB's InclusiveSum time, against 1.3x / 1.4x for the
-        // multi-pass kernels. Kept, emulator-tested, until its serialisation is found.
-        single_pass: false,
+        // On the H200 (2026-12-02 06:21 UTC) the look-back kernel gave the right bits but took
+        // 4.4x (f32) to 5.4x (f64) CUB's InclusiveSum time at 1e8 and 1e9, against 1.3x / 1.4x
+        // for the multi-pass kernels: by default it takes only a few tiles
+        // (`LOOKBACK_MAX_TILES`), where one launch beats the passes' five.
+        single_pass: true,
         smem_opt_in: true,
     };
     type Ctx = Ctx;

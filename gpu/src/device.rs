@@ -32,6 +32,16 @@ pub const DEFAULT_BLOCK: u32 = 256;
 /// Threads per block of the cumulative sum's tile kernels unless a launch says otherwise
 /// (measured on the H200: 128 threads beat 256 by about 15%; any block size is correct).
 pub const CUMSUM_BLOCK: u32 = 128;
+
+/// The largest block a cumulative sum takes by default for an input that such a block
+/// scans whole, as one tile (the general kernel alone: one launch instead of several).
+pub const ONE_TILE_MAX_BLOCK: u32 = 1024;
+
+/// The most tiles for which a cumulative sum takes the single-pass kernel by default (see
+/// [`Launch::single_pass`]): the look-back stays short, and it makes one launch (with a small
+/// one for the tiles it lists) instead of the passes' five. On the H200 it was the faster
+/// up to 1e5 values (49 f64 tiles), the passes at 129 tiles (2026-12-03 21:10 UTC).
+pub const LOOKBACK_MAX_TILES: u64 = 64;
 /// Shared memory a block may use without an opt-in.
 const SMEM_DEFAULT_LIMIT: usize = 48 * 1024;
 
@@ -105,10 +115,17 @@ impl Stream {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Launch {
     /// Threads per block (default [`DEFAULT_BLOCK`] for the sum, [`CUMSUM_BLOCK`] for the
-    /// cumulative sum); any value from 1 to the kernel's limit whose shared memory fits.
+    /// cumulative sum, or for an input that a block of at most [`ONE_TILE_MAX_BLOCK`] threads
+    /// scans whole, with `single_pass` left to the device, that block); any value from 1 to
+    /// the kernel's limit whose shared memory fits.
     pub block: Option<u32>,
     /// Blocks of the sum kernel (default: enough to fill the device); any value >= 1.
     pub grid: Option<u32>,
+    /// The cumulative sum's kernels: `Some(true)` the single-pass kernel wherever it can take
+    /// the call (more than one tile, a runtime that runs it, its shared memory fits the block),
+    /// `Some(false)` the multi-pass kernels; default: the single pass for at most
+    /// [`LOOKBACK_MAX_TILES`] tiles. Every choice gives the same bits.
+    pub single_pass: Option<bool>,
 }
 
 /// One launch's kernel arguments, by value (each kernel parameter is a 64-bit address or
@@ -924,9 +941,29 @@ impl<R: Runtime> Device<R> {
         let slots = 2 * fold + 1;
         let rake = RAKE * slots * T::BYTES;
         let (per_thread, scan_fixed) = scan_smem::<T>(fold);
-        let (block, smem_scan) =
-            self.block_for(&k.tile_scan, launch.block, CUMSUM_BLOCK, per_thread, scan_fixed)?;
-        let tile = block as u64 * T::TILE_ITEMS as u64;
+        // By default an input that one block of at most ONE_TILE_MAX_BLOCK threads takes whole
+        // is one tile of such a block: the general kernel alone, one launch.
+        let items = T::TILE_ITEMS as u64;
+        let whole = (n as u64).div_ceil(items).next_multiple_of(32);
+        let one_tile = (launch.block.is_none()
+            && launch.single_pass.is_none()
+            && n as u64 > CUMSUM_BLOCK as u64 * items
+            && whole <= ONE_TILE_MAX_BLOCK as u64)
+            .then(|| {
+                self.block_for(
+                    &k.tile_scan,
+                    Some(whole as u32),
+                    CUMSUM_BLOCK,
+                    per_thread,
+                    scan_fixed,
+                )
+            })
+            .and_then(Result::ok);
+        let (block, smem_scan) = match one_tile {
+            Some(b) => b,
+            None => self.block_for(&k.tile_scan, launch.block, CUMSUM_BLOCK, per_thread, scan_fixed)?,
+        };
+        let tile = block as u64 * items;
         let ntiles = (n as u64).div_ceil(tile);
         if ntiles > i32::MAX as u64 {
             return Err(GpuError::InvalidLaunch("too many tiles".into()));
@@ -990,7 +1027,8 @@ impl<R: Runtime> Device<R> {
         // tile, decoupled look-back over the tiles' states), when the runtime runs it and its
         // shared memory fits this block; otherwise (and for one tile, which the general
         // kernel scans alone) the passes below.
-        let lookback = k.cumsum_lookback.filter(|_| ntiles > 1).and_then(|f| {
+        let single = launch.single_pass.unwrap_or(ntiles <= LOOKBACK_MAX_TILES);
+        let lookback = k.cumsum_lookback.filter(|_| ntiles > 1 && single).and_then(|f| {
             self.block_for(&f, Some(block), block, 0, lookback_smem::<T>(fold, block))
                 .ok()
                 .map(|(_, smem)| (f, smem))
@@ -2145,7 +2183,7 @@ unsafe fn cumsum_ptr_from<R: Runtime, T: GpuFloat>(
 macro_rules! runtime_module {
     ($rt:ty) => {
         pub use crate::device::{
-            probe_cases, GpuFloat, Launch, Stream, CUMSUM_BLOCK, DEFAULT_BLOCK, SEG_BLOCK,
+            probe_cases, GpuFloat, Launch, Stream, CUMSUM_BLOCK, DEFAULT_BLOCK, LOOKBACK_MAX_TILES, SEG_BLOCK,
         };
         pub use crate::runtime::Memory;
 

@@ -26,8 +26,9 @@ pub struct Caps {
     pub side_stream: bool,
     /// The single-pass cumulative sum (`rs_cumsum_lookback_*`: decoupled look-back over the
     /// tiles' states, blocks spinning on other blocks' status words; needs `fixed_window`).
-    /// Without it (or where it cannot take a call) the multi-pass kernels run. Off on both
-    /// back ends for now (slower than the multi-pass kernels on the H200).
+    /// Without it (or where it cannot take a call) the multi-pass kernels run. On CUDA, where
+    /// by default it takes calls of a few tiles only (`LOOKBACK_MAX_TILES`; slower than the
+    /// multi-pass kernels at 1e8 on the H200); off on HIP (no fixed-window kernels there).
     pub single_pass: bool,
     /// The block limit for dynamic shared memory is an opt-in attribute above 48 KiB,
     /// raised per function (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).

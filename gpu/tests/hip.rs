@@ -231,6 +231,7 @@ fn core_vectors_on_the_device() {
             Launch {
                 block: Some(64),
                 grid: None,
+                single_pass: None,
             },
         ],
     );

@@ -55,22 +55,39 @@ pub fn launches(dev: &Device) -> Vec<Launch> {
         Launch {
             block: Some(32),
             grid: Some(1),
+            single_pass: None,
         },
         Launch {
             block: Some(64),
             grid: Some(3),
+            single_pass: None,
         },
         Launch {
             block: Some(96),
             grid: Some(5),
+            single_pass: None,
         },
         Launch {
             block: Some(1),
             grid: Some(2),
+            single_pass: None,
         },
         Launch {
             block: Some(BIG_BLOCK),
             grid: None,
+            single_pass: None,
+        },
+        // The cumsum's single-pass kernel at every length of more than one tile (a small
+        // block: many tiles), and the multi-pass kernels where the default is the single pass.
+        Launch {
+            block: Some(32),
+            grid: None,
+            single_pass: Some(true),
+        },
+        Launch {
+            block: None,
+            grid: None,
+            single_pass: Some(false),
         },
     ]
 }
@@ -418,9 +435,15 @@ fn from_paths<T: GpuFloat + StartFloat>(
 pub fn from_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
     // Blocks every cumsum kernel takes at every fold (the f64 fold-8 scan kernel's
     // registers allow 288 threads on sm_90; HIP's BIG_BLOCK keeps within 64 KiB of LDS).
-    let small = [64u32, BIG_BLOCK.min(256)].map(|b| Launch {
-        block: Some(b),
+    let small = [
+        (Some(64u32), None),
+        (Some(BIG_BLOCK.min(256)), None),
+        (None, Some(true)),
+    ]
+    .map(|(block, single_pass)| Launch {
+        block,
         grid: None,
+        single_pass,
     });
     let default = [Launch::default()];
     for fold in test_folds::<T>() {
@@ -443,7 +466,8 @@ pub fn from_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
                 let xs = starts::input::<T>(pattern, n, (fold * 1000 + si) as u64 ^ n as u64);
                 let want = reference(start, &xs);
                 let name = format!("from {} k{fold} start {sname} {pattern} n={n}", T::NAME);
-                // Every path and two launches at some lengths; the default buffer path at all.
+                // Every path and three launches at some lengths (two blocks, the single pass);
+                // the default buffer path at all.
                 let every = n == 100_000 || n == 2049;
                 let launches: &[Launch] = if every { &small } else { &default };
                 let launches = fitting::<T>(dev, fold, launches, true);
