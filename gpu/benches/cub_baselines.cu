@@ -13,6 +13,8 @@
 #include <cuda/__execution/determinism.h>
 #include <cuda/__execution/require.h>
 
+#include "plain_sum.cuh"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -43,41 +45,6 @@ __global__ void fill(T* x, long long n, unsigned long long seed) {
     x[i] = (T)((mix(seed ^ (unsigned long long)i) >> 11) * (1.0 / 9007199254740992.0));
 }
 
-// The plain read-only sum: 16-byte loads, per-thread sums, a block reduction, one atomic
-// per block. Not reproducible; it measures the read ceiling.
-template <typename T, typename V, int W>
-__global__ void plain_sum(const T* x, long long n, T* out) {
-  __shared__ T sh[1024];
-  T acc = 0;
-  const long long nv = n / W;
-  const V* xv = reinterpret_cast<const V*>(x);
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  for (; i + 3 * stride < nv; i += 4 * stride) {
-    V a = xv[i], b = xv[i + stride], c = xv[i + 2 * stride], d = xv[i + 3 * stride];
-    const T* pa = reinterpret_cast<const T*>(&a);
-    const T* pb = reinterpret_cast<const T*>(&b);
-    const T* pc = reinterpret_cast<const T*>(&c);
-    const T* pd = reinterpret_cast<const T*>(&d);
-#pragma unroll
-    for (int k = 0; k < W; ++k) acc += pa[k] + pb[k] + pc[k] + pd[k];
-  }
-  for (; i < nv; i += stride) {
-    V a = xv[i];
-    const T* pa = reinterpret_cast<const T*>(&a);
-#pragma unroll
-    for (int k = 0; k < W; ++k) acc += pa[k];
-  }
-  for (long long j = nv * W + blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n; j += stride) acc += x[j];
-  sh[threadIdx.x] = acc;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) atomicAdd(out, sh[0]);
-}
-
 static double median_us(int reps, const std::function<void()>& f) {
   std::vector<double> t;
   for (int r = 0; r < 3; ++r) f();
@@ -96,7 +63,7 @@ static void row(const char* m, const char* ty, long long n, double us, bool ok) 
   fflush(stdout);
 }
 
-template <typename T, typename V, int W>
+template <typename T>
 static void run(const char* ty, long long n, int reps, double tol) {
   T *x, *out, *scan;
   CK(cudaMalloc(&x, n * sizeof(T)));
@@ -116,7 +83,7 @@ static void run(const char* ty, long long n, int reps, double tol) {
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   auto plain = [&] {
     CK(cudaMemsetAsync(out, 0, sizeof(T)));
-    plain_sum<T, V, W><<<sms * 4, 512>>>(x, n, out);
+    plain_sum(x, n, out, sms);
     CK(cudaGetLastError());
     CK(cudaMemcpy(&host, out, sizeof(T), cudaMemcpyDeviceToHost));
   };
@@ -237,8 +204,8 @@ int main(int argc, char** argv) {
   latency<float>("f32");
   for (long long n : sizes) {
     int reps = n >= 1000000000LL ? 10 : 30;
-    run<double, double2, 2>("f64", n, reps, 1e-12);
-    run<float, float4, 4>("f32", n, reps, 1e-3);
+    run<double>("f64", n, reps, 1e-12);
+    run<float>("f32", n, reps, 1e-3);
   }
   return 0;
 }

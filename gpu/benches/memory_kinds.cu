@@ -23,6 +23,7 @@
 #include <cstring>
 #include <vector>
 
+#include "plain_sum.cuh"
 #include "reprosum.h"
 
 #define CUDA(x)                                                                        \
@@ -58,15 +59,6 @@ static double median_us(F f) {
 static void row(const char* who, const char* m, const char* ty, size_t n, double us, bool ok) {
   printf("%s,%s,%s,%zu,%.2f,%.2f,%s\n", who, m, ty, n, us, n / us / 1e3, ok ? "ok" : "WRONG");
   fflush(stdout);
-}
-
-template <typename T>
-__global__ void plain_sum(const T* x, size_t n, T* out) {
-  T s = 0;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    s += x[i];
-  for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
-  if ((threadIdx.x & 31) == 0) atomicAdd(out, s);
 }
 
 struct Api64 {
@@ -196,7 +188,7 @@ static void run(size_t n) {
         CUDA(cudaMemcpy(dev_scratch, x, bytes, cudaMemcpyHostToDevice));
       } else {
         CUDA(cudaMemset(dsum, 0, sizeof(T)));
-        plain_sum<T><<<sms * 8, 256>>>(x, n, dsum);
+        plain_sum(x, (long long)n, dsum, sms);
         T h;
         CUDA(cudaMemcpy(&h, dsum, sizeof(T), cudaMemcpyDeviceToHost));
       }

@@ -2,7 +2,8 @@
 // same device buffers: a plain read-only sum kernel over the whole array (the memory
 // ceiling; the offsets' bytes are counted too in the segmented rows' G/s), CUB's
 // DeviceSegmentedReduce::Sum (not reproducible) on the same offsets, and a plain per-row
-// kernel (one warp per row, not reproducible) for the row sums. Every reprosum result is
+// kernel (one warp per row, not reproducible; with scalar loads, and with 16-byte loads) for
+// the row sums. Every reprosum result is
 // checked by bits against the CPU library (adn_segmented_sum_*, adn_sum_rows_*, all threads)
 // on a host copy; each CUB / plain result against reprosum's to a relative 1e-9 (f64) or 1e-3
 // (f32) (the values are uniform in [0, 1): no cancellation). Each row says ok or WRONG.
@@ -27,6 +28,7 @@
 #include <cstring>
 #include <vector>
 
+#include "plain_sum.cuh"
 #include "reprosum.h"
 
 #define CUDA(x)                                                                            \
@@ -75,14 +77,6 @@ __global__ void fill(T* x, size_t n, unsigned long long seed) {
     x[i] = (T)((mix(seed ^ i) >> 11) * (1.0 / 9007199254740992.0));
 }
 
-template <typename T>
-__global__ void plain_sum(const T* x, size_t n, T* out) {
-  T s = 0;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) s += x[i];
-  for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
-  if ((threadIdx.x & 31) == 0) atomicAdd(out, s);
-}
-
 // One warp per row (not reproducible across block shapes; the plain per-row baseline).
 template <typename T>
 __global__ void plain_rows(const T* x, size_t rows, size_t cols, size_t stride, T* out) {
@@ -94,6 +88,37 @@ __global__ void plain_rows(const T* x, size_t rows, size_t cols, size_t stride, 
     for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
     if (lane == 0) out[r] = s;
   }
+}
+
+// One warp per row with 16-byte loads (W values of T per vector V; each row starts on a
+// 16-byte boundary: stride * sizeof(T) a multiple of 16), the rest of a row one value at a
+// time. Not reproducible; the stronger per-row baseline.
+template <typename T, typename V, int W>
+__global__ void plain_rows_vec(const T* x, size_t rows, size_t cols, size_t stride, T* out) {
+  const size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
+  const unsigned lane = threadIdx.x & 31;
+  const size_t nv = cols / W;
+  for (size_t r = warp; r < rows; r += (size_t)gridDim.x * blockDim.x / 32) {
+    const T* xr = x + r * stride;
+    const V* xv = reinterpret_cast<const V*>(xr);
+    T s = 0;
+    for (size_t c = lane; c < nv; c += 32) {
+      V a = xv[c];
+      const T* pa = reinterpret_cast<const T*>(&a);
+#pragma unroll
+      for (int k = 0; k < W; ++k) s += pa[k];
+    }
+    for (size_t c = nv * W + lane; c < cols; c += 32) s += xr[c];
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0) out[r] = s;
+  }
+}
+
+static void plain_rows_16(const double* x, size_t rows, size_t cols, double* out) {
+  plain_rows_vec<double, double2, 2><<<132 * 16, 256>>>(x, rows, cols, cols, out);
+}
+static void plain_rows_16(const float* x, size_t rows, size_t cols, float* out) {
+  plain_rows_vec<float, float4, 4><<<132 * 16, 256>>>(x, rows, cols, cols, out);
 }
 
 struct Api64 {
@@ -142,9 +167,11 @@ static void bench(size_t n) {
   CUDA(cudaMemcpy(hx.data(), x, n * sizeof(T), cudaMemcpyDeviceToHost));
   T* acc;
   CUDA(cudaMalloc(&acc, sizeof(T)));
+  int sms = 0;
+  CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const double plain = median_us([&] {
     CUDA(cudaMemsetAsync(acc, 0, sizeof(T)));
-    plain_sum<<<132 * 16, 256>>>(x, n, acc);
+    plain_sum(x, (long long)n, acc, sms);
     T v;
     CUDA(cudaMemcpy(&v, acc, sizeof(T), cudaMemcpyDeviceToHost));
   });
@@ -209,6 +236,12 @@ static void bench(size_t n) {
     });
     CUDA(cudaMemcpy(pl.data(), out, rows * sizeof(T), cudaMemcpyDeviceToHost));
     row("baseline", m + "_plain_warp_per_row", ty, rows * cols, up, close(pl, cpu, A::tol()));
+    const double uv = median_us([&] {
+      plain_rows_16(x, rows, cols, out);
+      CUDA(cudaDeviceSynchronize());
+    });
+    CUDA(cudaMemcpy(pl.data(), out, rows * sizeof(T), cudaMemcpyDeviceToHost));
+    row("baseline", m + "_plain_warp_per_row_16b", ty, rows * cols, uv, close(pl, cpu, A::tol()));
     CUDA(cudaFree(out));
   }
   CUDA(cudaFree(acc));

@@ -1,0 +1,47 @@
+// The plain read-only sum every GPU bench measures reprosum against (cub_baselines.cu,
+// segmented.cu, memory_kinds.cu): 16-byte loads, four per thread and step, per-thread sums,
+// a block reduction, one atomic per block. Not reproducible; it measures the read ceiling.
+#pragma once
+#include <cuda_runtime.h>
+
+template <typename T, typename V, int W>
+__global__ void plain_sum_kernel(const T* x, long long n, T* out) {
+  __shared__ T sh[1024];
+  T acc = 0;
+  const long long nv = n / W;
+  const V* xv = reinterpret_cast<const V*>(x);
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < nv; i += 4 * stride) {
+    V a = xv[i], b = xv[i + stride], c = xv[i + 2 * stride], d = xv[i + 3 * stride];
+    const T* pa = reinterpret_cast<const T*>(&a);
+    const T* pb = reinterpret_cast<const T*>(&b);
+    const T* pc = reinterpret_cast<const T*>(&c);
+    const T* pd = reinterpret_cast<const T*>(&d);
+#pragma unroll
+    for (int k = 0; k < W; ++k) acc += pa[k] + pb[k] + pc[k] + pd[k];
+  }
+  for (; i < nv; i += stride) {
+    V a = xv[i];
+    const T* pa = reinterpret_cast<const T*>(&a);
+#pragma unroll
+    for (int k = 0; k < W; ++k) acc += pa[k];
+  }
+  for (long long j = nv * W + blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n; j += stride) acc += x[j];
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicAdd(out, sh[0]);
+}
+
+// Launches the plain read-only sum of n values at x (16-byte aligned) into *out (which the
+// caller zeroes first): 4 blocks of 512 threads per multiprocessor.
+static inline void plain_sum(const double* x, long long n, double* out, int sms) {
+  plain_sum_kernel<double, double2, 2><<<sms * 4, 512>>>(x, n, out);
+}
+static inline void plain_sum(const float* x, long long n, float* out, int sms) {
+  plain_sum_kernel<float, float4, 4><<<sms * 4, 512>>>(x, n, out);
+}
