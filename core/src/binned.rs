@@ -191,6 +191,8 @@ pub(crate) fn add_slice<T: Float>(
         return Err(Error::CapacityExceeded);
     }
     let superblock = SUPERBLOCK_ENDURANCES * T::ENDURANCE as usize;
+    // A slice larger than a core's L2 cache: the deposit also prefetches into L2.
+    let far = core::mem::size_of_val(xs) > crate::simd::FAR_BYTES;
     // Whether the next block is tried in one pass: the window is set, and the last block
     // fitted it (or raised it).
     let mut fitted = p.first().is_some_and(|p0| !p0.is_zero());
@@ -210,7 +212,7 @@ pub(crate) fn add_slice<T: Float>(
                 m.pending = 0;
             }
             let top = p.first().is_some_and(|&p0| T::window_index(p0) == 0);
-            if crate::simd::deposit_block_if_fits(pf, p, c, top, block) {
+            if crate::simd::deposit_block_if_fits(pf, p, c, top, far, block) {
                 m.count += block.len() as u64;
                 continue;
             }
@@ -232,7 +234,7 @@ pub(crate) fn add_slice<T: Float>(
             m.pending = 0;
         }
         let top = p.first().is_some_and(|&p0| T::window_index(p0) == 0);
-        crate::simd::deposit_block(pf, p, c, top, block);
+        crate::simd::deposit_block(pf, p, c, top, far, block);
         // The window was raised for this block (if at all): the next is likely to fit.
         fitted = true;
     }
