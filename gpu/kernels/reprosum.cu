@@ -1673,9 +1673,10 @@ RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl, RsFold<K
 // per-tile pieces: `tails[t]` (the piece of the group open at the end of tile t, from its
 // begin or the tile's start) and `heads[t]` (the piece of the group holding the tile's first
 // position, when it began before the tile). rs_seg_join merges the pieces of every group
-// that crosses tiles or chunks and writes empty groups' +0. Every group's sum is the merge
-// of exact states of its values, so its bits are those of the core's sum of the group alone,
-// whatever the tiles, chunks, blocks or grid.
+// that crosses tiles or chunks and writes empty groups' +0. With offsets the host has not
+// read, the kernels after rs_seg_prep take its verdict (rs_seg_bad) and do nothing when the
+// offsets are bad. Every group's sum is the merge of exact states of its values, so its bits
+// are those of the core's sum of the group alone, whatever the tiles, chunks, blocks or grid.
 
 // The groups of a segmented sum. With `lmin` (not 0), a group of at least lmin positions is
 // long: rs_seg_long adds it, and end() (the view of rs_seg_sum and of the join's short
@@ -1848,10 +1849,20 @@ RS_DEV void rs_seg_short_range(const RsGroups& G, const rs_u64* tile_first, rs_u
   }
 }
 
+// The offsets' verdict that rs_seg_prep wrote earlier on the stream (err[0]: a bad offset,
+// err[1]: a segment past the capacity), for the segmented sum's kernels after it: each
+// returns at once when either is set, so that bad offsets leave every output untouched
+// without the host reading the verdict between the launches. Null: nothing to check (the
+// host checked the offsets, or there are none).
+RS_DEV bool rs_seg_bad(const rs_u32* err) { return err != 0 && (err[0] | err[1]) != 0u; }
+
 // The tiles of `tile` positions that hold a position of a short group, appended to `list`
-// (*count counts; zeroed by the host) for rs_seg_sum. Grid-stride: any grid.
+// (*count counts; zeroed by the host) for rs_seg_sum. Grid-stride: any grid. Nothing when
+// rs_seg_bad(err).
 RS_KERNEL void rs_seg_list(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64 cols, rs_u64 lmin, rs_u64 span,
-                           rs_u64 tile, rs_u64 ntiles, const rs_u64* tile_first, rs_u32* count, rs_u32* list) {
+                           rs_u64 tile, rs_u64 ntiles, const rs_u64* tile_first, rs_u32* count, rs_u32* list,
+                           const rs_u32* err) {
+  if (rs_seg_bad(err)) return;
   const RsGroups G = rs_seg_groups_long(off, nseg, stride, cols, lmin);
   const rs_u64 nthreads = RS_GDIM * (rs_u64)RS_BDIM;
   for (rs_u64 t = RS_BID * (rs_u64)RS_BDIM + RS_TID; t < ntiles; t += nthreads) {
@@ -2949,7 +2960,8 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                                          rs_u64 cols, rs_u64 lmin, rs_u64 span,                     \
                                          const rs_u64* tile_first, rs_u64 ntiles,                   \
                                          const rs_u32* count, const rs_u32* list, T* heads,         \
-                                         T* tails, T* out, rs_u64 fold) {                           \
+                                         T* tails, T* out, const rs_u32* err, rs_u64 fold) {        \
+    if (rs_seg_bad(err)) return;                                                                    \
     rs_seg_sum_tiles<T, K, RsF<T>::SEG_E>(x, rs_seg_groups_long(off, nseg, stride, cols, lmin), span, \
                                            tile_first, ntiles, count, list, heads, tails, out,      \
                                            RsFold<K>(fold));                                        \
@@ -2957,7 +2969,9 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
   RS_KERNEL void rs_seg_long_##TN##_k##KN(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 stride, \
                                           rs_u64 cols, rs_u64 lmin, rs_u64 span,                    \
                                           const rs_u64* tile_first, rs_u64 ntiles, rs_u64 tile,     \
-                                          rs_u64 m, T* lheads, T* ltails, T* out, rs_u64 fold) {    \
+                                          rs_u64 m, T* lheads, T* ltails, T* out, const rs_u32* err, \
+                                          rs_u64 fold) {                                            \
+    if (rs_seg_bad(err)) return;                                                                    \
     rs_seg_long_body<T, K>(x, rs_seg_groups_long(off, nseg, stride, cols, lmin), span, tile_first,  \
                            ntiles, tile, m, lheads, ltails, out, RsFold<K>(fold));                  \
   }                                                                                                 \
@@ -2965,7 +2979,8 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                                           rs_u64 lmin, rs_u64 span, const rs_u64* tile_first,       \
                                           rs_u64 ntiles, rs_u64 tile, rs_u64 m, const T* heads,     \
                                           const T* tails, const T* lheads, const T* ltails, T* out, \
-                                          rs_u64 fold) {                                            \
+                                          const rs_u32* err, rs_u64 fold) {                         \
+    if (rs_seg_bad(err)) return;                                                                    \
     rs_seg_join_body<T, K>(rs_seg_groups_long(off, nseg, stride, cols, lmin), span, tile_first,     \
                            ntiles, tile, m, heads, tails, lheads, ltails, out, RsFold<K>(fold));    \
   }

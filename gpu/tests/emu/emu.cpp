@@ -715,7 +715,8 @@ static bool seg_kernels(const SegCase& c, const T* x, unsigned block, int fold_a
   // fewer blocks than tiles (each block takes several in turn).
   unsigned count = 0;
   std::vector<rs_u32> list(ntiles, 0xA5A5A5A5u);
-  launch(2, 3, 0, [&] { rs_seg_list(off, c.nseg, c.stride, c.cols, lmin, c.span, tile, ntiles, tile_first.data(), &count, list.data()); });
+  // With the verdict (good here) to read, as the hosts pass it for offsets in device memory.
+  launch(2, 3, 0, [&] { rs_seg_list(off, c.nseg, c.stride, c.cols, lmin, c.span, tile, ntiles, tile_first.data(), &count, list.data(), off ? err : nullptr); });
   const unsigned sgrid = ntiles > 2 ? (unsigned)(ntiles / 2) : 1u;
   launch(sgrid, block, smem, [&] { rs_seg_sum_tiles<T, K, RsF<T>::SEG_E>(x, G, c.span, tile_first.data(), ntiles, &count, list.data(), heads.data(), tails.data(), out.data(), fold); });
   const unsigned lgrid = nchunks > 3 ? (unsigned)(nchunks - 2) : 1u;
@@ -762,7 +763,31 @@ static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned blo
   return ok;
 }
 
-// Bad offsets: rs_seg_prep must report each (err[0]), and a segment past the capacity (err[1]).
+// The segmented sum's kernels after rs_seg_prep (f64, fold 3), given its verdict `err`, as
+// the hosts launch them: with bad offsets (rs_seg_bad) each must return at once, so that
+// `out` and the list's count stay as they were. False when anything was written.
+static bool seg_kernels_after_bad(const std::vector<unsigned long long>& off, unsigned long long n,
+                                  const unsigned* err, unsigned block) {
+  const unsigned long long nseg = off.size() - 1, st = 7, tile = (unsigned long long)block * RsF<double>::SEG_E;
+  const unsigned long long ntiles = n == 0 ? 1 : (n + tile - 1) / tile, lmin = tile + 1, m = 1;
+  const unsigned long long nchunks = (n + m * tile - 1) / (m * tile);
+  std::vector<double> x(n + 1, 1.0), heads(ntiles * st), tails(heads), lheads(nchunks * st + 1), ltails(lheads);
+  std::vector<double> out(nseg, -7.0);
+  std::vector<rs_u64> tf(ntiles, 0);
+  std::vector<rs_u32> list(ntiles, 0);
+  unsigned count = 0;
+  const size_t smem = 16 + 8 * block + 8 * (st * (block + RS_RAKE) + (size_t)block * (RsF<double>::SEG_E + 1)) + 4 * (block + RS_RAKE);
+  launch(1, block, 0, [&] { rs_seg_list(off.data(), nseg, 0, 0, lmin, n, tile, ntiles, tf.data(), &count, list.data(), err); });
+  launch(1, block, smem, [&] { rs_seg_sum_f64_k3(x.data(), off.data(), nseg, 0, 0, lmin, n, tf.data(), ntiles, &count, list.data(), heads.data(), tails.data(), out.data(), err, 3); });
+  launch(1, block, 16 + 8 * st * block + 48 * (m + 1), [&] { rs_seg_long_f64_k3(x.data(), off.data(), nseg, 0, 0, lmin, n, tf.data(), ntiles, tile, m, lheads.data(), ltails.data(), out.data(), err, 3); });
+  launch(1, block, 16 + 8 * st * block, [&] { rs_seg_join_f64_k3(off.data(), nseg, 0, 0, lmin, n, tf.data(), ntiles, tile, m, heads.data(), tails.data(), lheads.data(), ltails.data(), out.data(), err, 3); });
+  bool ok = count == 0 && !g_engine_error;
+  for (double v : out) ok = ok && rs_bits(v) == rs_bits(-7.0);
+  return ok;
+}
+
+// Bad offsets: rs_seg_prep must report each (err[0]), and a segment past the capacity (err[1]);
+// the kernels after it must then write nothing.
 static bool run_seg_bad(unsigned block) {
   struct Bad { std::vector<unsigned long long> off; unsigned long long n, cap; int want; };
   const std::vector<Bad> bads = {
@@ -777,6 +802,10 @@ static bool run_seg_bad(unsigned block) {
     const bool good = b.want < 0 ? (!err[0] && !err[1]) : err[b.want] != 0;
     if (!good) {
       if (!g_quiet) printf("FAIL seg prep: offsets case with %llu segments: err (%u, %u), want %d\n", nseg, err[0], err[1], b.want);
+      ok = false;
+    }
+    if (good && b.want >= 0 && !seg_kernels_after_bad(b.off, b.n, err, block)) {
+      if (!g_quiet) printf("FAIL seg: a kernel after rs_seg_prep wrote with bad offsets (%llu segments, block %u)\n", nseg, block);
       ok = false;
     }
   }
