@@ -892,6 +892,9 @@ fn gpu_entry_points_without_a_device() {
     let mut cf = [POISON32];
     let mut a64 = acc64(3);
     let mut a32 = acc32(3);
+    // The HIP half's own outputs: on a machine with a CUDA device the CUDA half writes its.
+    let (mut oh, mut ofh, mut ch, mut cfh) = (POISON64, POISON32, [POISON64], [POISON32]);
+    let (mut a64h, mut a32h) = (acc64(3), acc32(3));
     let null = core::ptr::null_mut();
     // SAFETY: valid host pointers; no stream (NULL).
     let (cuda, hip) = unsafe {
@@ -920,26 +923,26 @@ fn gpu_entry_points_without_a_device() {
                 adn_cuda_cumsum_f32_from_stream(&a32, xf.as_ptr(), cf.as_mut_ptr(), 1, null),
             ],
             [
-                adn_hip_sum_f64(x.as_ptr(), 1, &mut o),
-                adn_hip_sum_f32(xf.as_ptr(), 1, &mut of),
-                adn_hip_sum_f64_fold(x.as_ptr(), 1, 3, &mut o),
-                adn_hip_sum_f32_fold(xf.as_ptr(), 1, 3, &mut of),
-                adn_hip_sum_f64_stream(x.as_ptr(), 1, 3, &mut o, null),
-                adn_hip_sum_f32_stream(xf.as_ptr(), 1, 3, &mut of, null),
-                adn_hip_cumsum_f64(x.as_ptr(), c.as_mut_ptr(), 1),
-                adn_hip_cumsum_f32(xf.as_ptr(), cf.as_mut_ptr(), 1),
-                adn_hip_cumsum_f64_fold(x.as_ptr(), c.as_mut_ptr(), 1, 3),
-                adn_hip_cumsum_f32_fold(xf.as_ptr(), cf.as_mut_ptr(), 1, 3),
-                adn_hip_cumsum_f64_stream(x.as_ptr(), c.as_mut_ptr(), 1, 3, null),
-                adn_hip_cumsum_f32_stream(xf.as_ptr(), cf.as_mut_ptr(), 1, 3, null),
-                adn_hip_acc_f64_add_array(&mut a64, x.as_ptr(), 1),
-                adn_hip_acc_f32_add_array(&mut a32, xf.as_ptr(), 1),
-                adn_hip_acc_f64_add_array_stream(&mut a64, x.as_ptr(), 1, null),
-                adn_hip_acc_f32_add_array_stream(&mut a32, xf.as_ptr(), 1, null),
-                adn_hip_cumsum_f64_from(&a64, x.as_ptr(), c.as_mut_ptr(), 1),
-                adn_hip_cumsum_f32_from(&a32, xf.as_ptr(), cf.as_mut_ptr(), 1),
-                adn_hip_cumsum_f64_from_stream(&a64, x.as_ptr(), c.as_mut_ptr(), 1, null),
-                adn_hip_cumsum_f32_from_stream(&a32, xf.as_ptr(), cf.as_mut_ptr(), 1, null),
+                adn_hip_sum_f64(x.as_ptr(), 1, &mut oh),
+                adn_hip_sum_f32(xf.as_ptr(), 1, &mut ofh),
+                adn_hip_sum_f64_fold(x.as_ptr(), 1, 3, &mut oh),
+                adn_hip_sum_f32_fold(xf.as_ptr(), 1, 3, &mut ofh),
+                adn_hip_sum_f64_stream(x.as_ptr(), 1, 3, &mut oh, null),
+                adn_hip_sum_f32_stream(xf.as_ptr(), 1, 3, &mut ofh, null),
+                adn_hip_cumsum_f64(x.as_ptr(), ch.as_mut_ptr(), 1),
+                adn_hip_cumsum_f32(xf.as_ptr(), cfh.as_mut_ptr(), 1),
+                adn_hip_cumsum_f64_fold(x.as_ptr(), ch.as_mut_ptr(), 1, 3),
+                adn_hip_cumsum_f32_fold(xf.as_ptr(), cfh.as_mut_ptr(), 1, 3),
+                adn_hip_cumsum_f64_stream(x.as_ptr(), ch.as_mut_ptr(), 1, 3, null),
+                adn_hip_cumsum_f32_stream(xf.as_ptr(), cfh.as_mut_ptr(), 1, 3, null),
+                adn_hip_acc_f64_add_array(&mut a64h, x.as_ptr(), 1),
+                adn_hip_acc_f32_add_array(&mut a32h, xf.as_ptr(), 1),
+                adn_hip_acc_f64_add_array_stream(&mut a64h, x.as_ptr(), 1, null),
+                adn_hip_acc_f32_add_array_stream(&mut a32h, xf.as_ptr(), 1, null),
+                adn_hip_cumsum_f64_from(&a64h, x.as_ptr(), ch.as_mut_ptr(), 1),
+                adn_hip_cumsum_f32_from(&a32h, xf.as_ptr(), cfh.as_mut_ptr(), 1),
+                adn_hip_cumsum_f64_from_stream(&a64h, x.as_ptr(), ch.as_mut_ptr(), 1, null),
+                adn_hip_cumsum_f32_from_stream(&a32h, xf.as_ptr(), cfh.as_mut_ptr(), 1, null),
             ],
         )
     };
@@ -977,8 +980,17 @@ fn gpu_entry_points_without_a_device() {
     let hip_expected = Some(ADN_NOT_BUILT);
     if let Some(want) = hip_expected {
         assert!(hip.iter().all(|&s| s == want), "{hip:?}");
-        assert_eq!(o.to_bits(), POISON64.to_bits());
-        assert_eq!(cf[0].to_bits(), POISON32.to_bits());
+        assert_eq!(oh.to_bits(), POISON64.to_bits());
+        assert_eq!(ofh.to_bits(), POISON32.to_bits());
+        assert_eq!(ch[0].to_bits(), POISON64.to_bits());
+        assert_eq!(cfh[0].to_bits(), POISON32.to_bits());
+        let (mut k64, mut k32) = (1u64, 1u64);
+        // SAFETY: valid structs and outputs.
+        unsafe {
+            assert_eq!(adn_acc_f64_count(&a64h, &mut k64), ADN_OK);
+            assert_eq!(adn_acc_f32_count(&a32h, &mut k32), ADN_OK);
+        }
+        assert_eq!((k64, k32), (0, 0), "accumulators unchanged");
     }
 }
 

@@ -197,14 +197,18 @@ impl<R: Runtime> Device<R> {
     fn upload_keys(ws: &mut Workspace, keys: &[i64], stream: Stream) -> Result<u64, GpuError> {
         let bytes = std::mem::size_of_val(keys);
         ws.key_in.ensure::<R>(bytes.max(8))?;
-        if bytes > 0 {
-            // SAFETY: the buffer holds `bytes`; the keys live until the synchronisation.
-            unsafe {
-                R::copy_htod(ws.key_in.ptr, keys.as_ptr().cast(), bytes, stream.0)?;
-                R::synchronize(stream.0)?;
-            }
-        }
-        Ok(ws.key_in.ptr)
+        let dst = ws.key_in.ptr;
+        // SAFETY: the buffer holds the keys; the caller holds the context bound.
+        unsafe {
+            ws.upload_mapped::<R, i64, i64>(
+                dst,
+                keys,
+                |src: &[i64], out: &mut [i64]| out.copy_from_slice(src),
+                true,
+                stream,
+            )
+        }?;
+        Ok(dst)
     }
 
     /// The reproducible sum of the values of each key, in device buffers: `out[k]` gets the

@@ -102,21 +102,68 @@ pub(super) struct Layout {
     pub(super) check: bool,
 }
 
-/// Checks CSR offsets on the host (the core's rules: first 0, none below the one before, the
-/// last the number of values; then every segment within the capacity) and returns the last.
+/// The offsets' rules (the core's: first 0, none below the one before; then every segment
+/// within the capacity), seen one offset at a time with no branch per offset (a user's
+/// millions of segments: the check runs at the host's memory rate).
+struct OffsetCheck {
+    prev: usize,
+    ordered: bool,
+    widest: usize,
+}
+
+impl OffsetCheck {
+    fn new() -> Self {
+        OffsetCheck {
+            prev: 0,
+            ordered: true,
+            widest: 0,
+        }
+    }
+
+    /// The next offsets, in order (the first of all must be 0: `first_is_zero`). Pairs
+    /// within the slice are compared side by side (a loop the compiler vectorises).
+    fn see(&mut self, xs: &[usize]) {
+        let (Some(&first), Some(&last)) = (xs.first(), xs.last()) else {
+            return;
+        };
+        let (mut ordered, mut widest) = (first >= self.prev, first.wrapping_sub(self.prev));
+        for w in xs.windows(2) {
+            ordered &= w[1] >= w[0];
+            widest = widest.max(w[1].wrapping_sub(w[0]));
+        }
+        self.ordered &= ordered;
+        self.widest = self.widest.max(widest);
+        self.prev = last;
+    }
+
+    /// Whether a list of offsets may pass (not empty, first 0): checked before the rest.
+    fn first_is_zero(offsets: &[usize]) -> Result<(), GpuError> {
+        if offsets.first() == Some(&0) {
+            Ok(())
+        } else {
+            Err(GpuError::Core(reprosum_core::Error::InvalidOffsets))
+        }
+    }
+
+    /// The verdict once every offset was seen: the last offset, or the error.
+    fn verdict<T: GpuFloat>(&self) -> Result<usize, GpuError> {
+        if !self.ordered {
+            return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
+        }
+        if self.widest as u64 > T::CAPACITY {
+            return Err(GpuError::CapacityExceeded);
+        }
+        Ok(self.prev)
+    }
+}
+
+/// Checks CSR offsets on the host (`OffsetCheck`'s rules; the last is the number of values)
+/// and returns the last.
 fn check_offsets<T: GpuFloat>(offsets: &[usize]) -> Result<usize, GpuError> {
-    let bad = GpuError::Core(reprosum_core::Error::InvalidOffsets);
-    if offsets.first() != Some(&0) {
-        return Err(bad);
-    }
-    let mut widest = 0usize;
-    for w in offsets.windows(2) {
-        widest = widest.max(w[1].checked_sub(w[0]).ok_or(bad.clone())?);
-    }
-    if widest as u64 > T::CAPACITY {
-        return Err(GpuError::CapacityExceeded);
-    }
-    Ok(*offsets.last().unwrap_or(&0))
+    OffsetCheck::first_is_zero(offsets)?;
+    let mut c = OffsetCheck::new();
+    c.see(offsets);
+    c.verdict::<T>()
 }
 
 /// Checks a matrix's shape (the core's rules) and returns the values it spans.
@@ -179,17 +226,6 @@ fn prep_args(
     Args([
         l.off, l.nseg, l.stride, l.cols, l.span, cap, tile, ntiles, tile_first, err,
     ])
-}
-
-/// The offsets as the kernels take them (64-bit), in a host vector.
-fn offsets_u64(offsets: &[usize]) -> Result<Vec<u64>, GpuError> {
-    let mut v = host::host_vec(0, 0u64)?;
-    v.try_reserve_exact(offsets.len())
-        .map_err(|_| GpuError::HostOutOfMemory {
-            bytes: offsets.len().saturating_mul(8),
-        })?;
-    v.extend(offsets.iter().map(|&o| o as u64));
-    Ok(v)
 }
 
 impl<R: Runtime> Device<R> {
@@ -470,26 +506,50 @@ impl<R: Runtime> Device<R> {
         Ok(())
     }
 
-    /// Host offsets uploaded to the workspace: their device address. The copy is complete
-    /// when this returns.
-    fn upload_offsets(ws: &mut Workspace, offsets: &[usize], stream: Stream) -> Result<u64, GpuError> {
-        let bytes = offsets.len() * 8;
+    /// Host offsets checked (as `check_offsets`, with its errors) and uploaded to the
+    /// workspace (64-bit): their device address and the last offset. The check reads each
+    /// offset as it is staged for the copy, so the host reads them from memory once (on the
+    /// H200's host one thread reads about 5 GB/s: 3e7 offsets took 45 ms to check, as long
+    /// again to copy), and the device gets what was checked; where the copy reads them
+    /// itself (no staging buffers), they are checked first. The copy is complete when this
+    /// returns, error or not; on an error only the workspace's copy was written.
+    fn upload_offsets<T: GpuFloat>(
+        ws: &mut Workspace,
+        offsets: &[usize],
+        stream: Stream,
+    ) -> Result<(u64, usize), GpuError> {
+        OffsetCheck::first_is_zero(offsets)?;
+        let bytes = offsets
+            .len()
+            .checked_mul(8)
+            .ok_or(GpuError::HostOutOfMemory { bytes: usize::MAX })?;
         ws.seg_off.ensure::<R>(bytes)?;
-        // The kernels take 64-bit offsets: `usize` as it is on 64-bit targets, else widened.
-        let wide;
-        let src: *const u8 = if cfg!(target_pointer_width = "64") {
-            offsets.as_ptr().cast()
-        } else {
-            wide = offsets_u64(offsets)?;
-            wide.as_ptr().cast()
-        };
-        // SAFETY: the buffer holds `bytes`; `src` points to `bytes` readable bytes that live
-        // until the synchronisation below (the copy is then complete).
-        unsafe {
-            R::copy_htod(ws.seg_off.ptr, src, bytes, stream.0)?;
-            R::synchronize(stream.0)?;
+        let dst = ws.seg_off.ptr;
+        let staged = ws.ensure_stage::<R>()?.is_some();
+        // Without staging buffers, 64-bit offsets are copied as they are (not read here).
+        let direct = !staged && cfg!(target_pointer_width = "64");
+        if direct {
+            check_offsets::<T>(offsets)?;
         }
-        Ok(ws.seg_off.ptr)
+        let mut c = OffsetCheck::new();
+        // Checked and copied in runs of 32 KiB, so that the copy reads what the check has
+        // just brought into the L1 cache.
+        let fill = |src: &[usize], out: &mut [u64]| {
+            for (s, o) in src.chunks(4096).zip(out.chunks_mut(4096)) {
+                c.see(s);
+                for (o, &x) in o.iter_mut().zip(s) {
+                    *o = x as u64;
+                }
+            }
+        };
+        // SAFETY: the buffer holds the offsets as u64; the caller holds the context bound.
+        unsafe { ws.upload_mapped::<R, usize, u64>(dst, offsets, fill, direct, stream) }?;
+        let last = if direct {
+            *offsets.last().unwrap_or(&0)
+        } else {
+            c.verdict::<T>()?
+        };
+        Ok((dst, last))
     }
 
     /// The reproducible sum of each segment of a device buffer: `out[i]` gets the bits of
@@ -516,13 +576,13 @@ impl<R: Runtime> Device<R> {
         if offsets.len() != out.len + 1 {
             return Err(GpuError::LengthMismatch);
         }
-        if check_offsets::<T>(offsets)? != x.len {
-            return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
-        }
         let _bound = self.bind()?;
         let mut ws = self.lock();
         let stream = Stream::DEFAULT;
-        let off = Self::upload_offsets(&mut ws, offsets, stream)?;
+        let (off, last) = Self::upload_offsets::<T>(&mut ws, offsets, stream)?;
+        if last != x.len {
+            return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
+        }
         let l = Layout {
             off,
             nseg: out.len as u64,
@@ -666,12 +726,12 @@ impl<R: Runtime> Device<R> {
         if offsets.len() != out.len().saturating_add(1) {
             return Err(GpuError::LengthMismatch);
         }
-        if check_offsets::<T>(offsets)? != xs.len() {
-            return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
-        }
         let _bound = self.bind()?;
         let mut ws = self.lock();
-        let off = Self::upload_offsets(&mut ws, offsets, stream)?;
+        let (off, last) = Self::upload_offsets::<T>(&mut ws, offsets, stream)?;
+        if last != xs.len() {
+            return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
+        }
         let l = Layout {
             off,
             nseg: out.len() as u64,
@@ -816,16 +876,21 @@ pub unsafe fn segmented_sum_ptr<R: Runtime, T: GpuFloat>(
         (Memory::Host, _) => {
             // SAFETY: nseg + 1 readable usize in host memory (the caller's contract).
             let offs = unsafe { std::slice::from_raw_parts(offsets, nseg + 1) };
-            let n = check_offsets::<T>(offs)?;
-            if n > 0 && x.is_null() {
-                return Err(GpuError::InvalidPointer("null input"));
-            }
+            let null_input = |n: usize| {
+                if n > 0 && x.is_null() {
+                    Err(GpuError::InvalidPointer("null input"))
+                } else {
+                    Ok(n)
+                }
+            };
             match (xm.unwrap_or(outm), outm) {
                 (Memory::Device(a), Memory::Device(b)) if a == b => {
                     let d = device::<R>(a)?;
                     let _bound = d.bind()?;
                     let mut ws = d.lock();
-                    let off = Device::<R>::upload_offsets(&mut ws, offs, stream)?;
+                    // The offsets checked as they are uploaded (one read of them).
+                    let (off, n) = Device::<R>::upload_offsets::<T>(&mut ws, offs, stream)?;
+                    let n = null_input(n)?;
                     let l = Layout {
                         off,
                         nseg: nseg as u64,
@@ -841,6 +906,7 @@ pub unsafe fn segmented_sum_ptr<R: Runtime, T: GpuFloat>(
                     }
                 }
                 (Memory::Host, Memory::Host) => {
+                    let n = null_input(check_offsets::<T>(offs)?)?;
                     let xs = if n == 0 {
                         &[][..]
                     } else {
@@ -852,7 +918,10 @@ pub unsafe fn segmented_sum_ptr<R: Runtime, T: GpuFloat>(
                     let outs = unsafe { std::slice::from_raw_parts_mut(out, nseg) };
                     device::<R>(R::current_ordinal()?)?.segmented_sum_host(xs, offs, outs, fold, stream)
                 }
-                _ => Err(GpuError::InvalidPointer("input and output in different memories")),
+                _ => {
+                    null_input(check_offsets::<T>(offs)?)?;
+                    Err(GpuError::InvalidPointer("input and output in different memories"))
+                }
             }
         }
         (Memory::Device(a), Memory::Device(b)) if a == b && xm.is_none_or(|m| m == Memory::Device(a)) => {
@@ -1155,7 +1224,8 @@ impl<R: Runtime> Device<R> {
         }
         let _bound = self.bind()?;
         let mut ws = self.lock();
-        let off = Self::upload_offsets(&mut ws, offsets, stream)?;
+        // Checked above; checked again as they are staged (the same read as the copy's).
+        let (off, _) = Self::upload_offsets::<T>(&mut ws, offsets, stream)?;
         let l = Layout {
             off,
             nseg: offsets.len() as u64 - 1,
@@ -1237,7 +1307,8 @@ impl<R: Runtime> Device<R> {
         }
         let _bound = self.bind()?;
         let mut ws = self.lock();
-        let off = Self::upload_offsets(&mut ws, offsets, stream)?;
+        // Checked above; checked again as they are staged (the same read as the copy's).
+        let (off, _) = Self::upload_offsets::<T>(&mut ws, offsets, stream)?;
         let l = Layout {
             off,
             nseg: offsets.len() as u64 - 1,

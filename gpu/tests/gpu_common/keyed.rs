@@ -24,6 +24,13 @@ const CASES: &[(&str, usize, usize, u32)] = &[
     ("more keys than values", 1000, 50_000, 0),
     ("one value", 1, 3, 0),
     ("no values", 0, 10, 0),
+    // More keys than one piece of the host's staged upload (2^19 keys): three pieces.
+    (
+        "1.2e6 values (host keys staged in three pieces)",
+        1_200_000,
+        1000,
+        0,
+    ),
     ("3e6 values, 1e3 keys", 3_000_000, 1000, 0),
 ];
 

@@ -77,6 +77,12 @@ fn layouts(rng: &mut Rng) -> Vec<(&'static str, Vec<usize>)> {
         });
     }
     out.push(("skewed", skewed));
+    // More offsets than one piece of the host's staged upload (2^19 offsets): checked and
+    // copied in three pieces.
+    out.push((
+        "many segments (host offsets staged in three pieces)",
+        (0..1_200_000).map(|_| rng.below(4) as usize).collect(),
+    ));
     out
 }
 
@@ -428,6 +434,57 @@ fn bad_input_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
             || format!("segmented sum {} bad offsets {off:?} (buffers): {r3:?}", T::NAME),
         );
     }
+    // Host offsets with device values, checked as they are staged for the copy: a fault in
+    // a later piece (of 2^19 offsets) than the first still refuses the whole call, with the
+    // output untouched.
+    let nseg = 1_200_000;
+    let xd2 = DeviceBuffer::<T>::from_host(dev, &vec![T::of(1.0); nseg]).unwrap();
+    let fresh = || DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); nseg]).unwrap();
+    let untouched = |o: &DeviceBuffer<T>| {
+        o.to_host()
+            .unwrap()
+            .iter()
+            .all(|x| x.bits() == poison::<T>().bits())
+    };
+    let mut off: Vec<usize> = (0..=nseg).collect();
+    off[1_100_000] = off[1_099_999] - 1;
+    let outd = fresh();
+    // SAFETY: the offsets are refused before any value is read.
+    let r = unsafe {
+        gpu::segmented_sum_ptr::<T>(
+            xd2.device_ptr() as *const T,
+            off.as_ptr(),
+            nseg,
+            3,
+            outd.device_ptr() as *mut T,
+            std::ptr::null_mut(),
+        )
+    };
+    t.check(r.as_ref().err() == Some(&bad) && untouched(&outd), || {
+        format!(
+            "segmented sum {} host offsets decreasing in their third piece: {r:?}",
+            T::NAME
+        )
+    });
+    let mut o2 = fresh();
+    let r = dev.segmented_sum(&xd2, &off, &mut o2, 3);
+    t.check(r.as_ref().err() == Some(&bad) && untouched(&o2), || {
+        format!(
+            "segmented sum {} offsets decreasing in their third piece (buffers): {r:?}",
+            T::NAME
+        )
+    });
+    // Good offsets for more values than the buffer holds (a jump in the second piece): the
+    // buffer form, which knows the length, refuses them.
+    let mut off: Vec<usize> = (0..=nseg).collect();
+    off[600_000..].iter_mut().for_each(|o| *o += nseg);
+    let r = dev.segmented_sum(&xd2, &off, &mut o2, 3);
+    t.check(r.as_ref().err() == Some(&bad) && untouched(&o2), || {
+        format!(
+            "segmented sum {} offsets past the buffer (buffers): {r:?}",
+            T::NAME
+        )
+    });
     let mut o = DeviceBuffer::<T>::from_host(dev, &[poison::<T>(); 3]).unwrap();
     t.check(
         dev.segmented_sum(&xd, &[0, 10], &mut o, 3) == Err(GpuError::LengthMismatch),
