@@ -1468,10 +1468,12 @@ impl<R: Runtime> Device<R> {
         unsafe { self.cumsum_dev::<T>(x, out, n, fold, None, stream, launch) }
     }
 
-    /// The cumulative sum of a host slice into a host slice (staged through the workspace).
+    /// The cumulative sum of a host slice into a host slice (copied through the workspace;
+    /// the result is copied into `out` once the kernels have finished).
     ///
     /// # Errors
-    /// As [`Device::cumsum`]; `out` is untouched on error.
+    /// As [`Device::cumsum`]; `out` is untouched on error (but a failure of the final copy
+    /// itself).
     pub fn cumsum_host<T: GpuFloat>(&self, xs: &[T], out: &mut [T], fold: usize) -> Result<(), GpuError> {
         self.cumsum_host_with(xs, out, fold, Stream::DEFAULT, &Launch::default())
     }
@@ -1479,8 +1481,7 @@ impl<R: Runtime> Device<R> {
     /// [`Device::cumsum_host`] with explicit stream and launch settings.
     ///
     /// # Errors
-    /// As [`Device::cumsum_host`], and [`GpuError::HostOutOfMemory`] when the temporary
-    /// result cannot be allocated.
+    /// As [`Device::cumsum_host`].
     pub fn cumsum_host_with<T: GpuFloat>(
         &self,
         xs: &[T],
@@ -1502,32 +1503,65 @@ impl<R: Runtime> Device<R> {
         stream: Stream,
         launch: &Launch,
     ) -> Result<(), GpuError> {
-        check_fold::<T>(fold)?;
         if xs.len() != out.len() {
+            check_fold::<T>(fold)?;
             return Err(GpuError::LengthMismatch);
         }
-        host::check_room::<T>(start.map_or(0, |s| s.count()), xs.len())?;
-        if xs.is_empty() {
+        // SAFETY: two slices of xs.len() values (distinct: one is borrowed mutably).
+        unsafe {
+            self.cumsum_host_raw::<T>(
+                xs.as_ptr(),
+                out.as_mut_ptr(),
+                xs.len(),
+                fold,
+                start,
+                stream,
+                launch,
+            )
+        }
+    }
+
+    /// The cumsum of `n` values in host memory at `x` into host memory at `out` (`out == x`
+    /// allowed), from `start` when there is one. The values are copied to the workspace,
+    /// the kernels run and finish, then the result is copied straight into `out`: `out` is
+    /// written only once the result is complete (untouched on every error but a failure of
+    /// that last copy itself), and `x` is read before `out` is written, so in place is safe.
+    /// No host copy of either (with pinned memory the call runs at the copies' speed).
+    ///
+    /// # Safety
+    /// `x` holds `n` readable values of T and `out` `n` writable ones in host memory, equal
+    /// or disjoint; `stream` is null or a live stream of this device.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn cumsum_host_raw<T: GpuFloat>(
+        &self,
+        x: *const T,
+        out: *mut T,
+        n: usize,
+        fold: usize,
+        start: Option<&DynAccumulator<T>>,
+        stream: Stream,
+        launch: &Launch,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        host::check_room::<T>(start.map_or(0, |s| s.count()), n)?;
+        if n == 0 {
             return Ok(());
         }
-        // Copy into a temporary first so that `out` is untouched if anything fails.
-        let mut tmp = host::host_vec(xs.len(), T::default())?;
         let _bound = self.bind()?;
         let mut ws = self.lock();
-        let bytes = std::mem::size_of_val(xs);
+        let bytes = n * T::BYTES;
         ws.input.ensure::<R>(bytes)?;
         ws.output.ensure::<R>(bytes)?;
         let (ip, op) = (ws.input.ptr, ws.output.ptr);
-        // SAFETY: staging buffers of xs.len values each, used under the workspace lock; the
-        // stream orders copy, kernels and copy back, and is synchronised before reading tmp.
+        // SAFETY: workspace buffers of n values each, used under the workspace lock; the
+        // stream orders the copy in before the kernels, cumsum_locked returns once they have
+        // finished, and the copy back is synchronised before `out` is released.
         unsafe {
-            R::copy_htod(ip, xs.as_ptr().cast(), bytes, stream.0)?;
-            self.cumsum_locked::<T>(&mut ws, ip, op, xs.len(), fold, start, stream, launch)?;
-            R::copy_dtoh(tmp.as_mut_ptr().cast(), op, bytes, stream.0)?;
-            R::synchronize(stream.0)?;
+            R::copy_htod(ip, x.cast(), bytes, stream.0)?;
+            self.cumsum_locked::<T>(&mut ws, ip, op, n, fold, start, stream, launch)?;
+            R::copy_dtoh(out.cast(), op, bytes, stream.0)?;
+            R::synchronize(stream.0)
         }
-        out.copy_from_slice(&tmp);
-        Ok(())
     }
 
     /// Adds a device buffer's values to `acc`, on the device at `acc`'s fold: afterwards
@@ -1682,8 +1716,8 @@ impl<R: Runtime> Device<R> {
     /// workspace).
     ///
     /// # Errors
-    /// As [`Device::cumsum_from`], and [`GpuError::HostOutOfMemory`]; `out` is untouched
-    /// on error.
+    /// As [`Device::cumsum_from`]; `out` is untouched on error (but a failure of the final
+    /// copy itself).
     pub fn cumsum_from_host<T: GpuFloat>(
         &self,
         start: &DynAccumulator<T>,
@@ -2285,12 +2319,13 @@ unsafe fn cumsum_ptr_from<R: Runtime, T: GpuFloat>(
             unsafe { device::<R>(a)?.cumsum_dev::<T>(x as u64, out as u64, n, fold, start, stream, &launch) }
         }
         (Memory::Host, Memory::Host) => {
-            // A copy: `out` may be `x`, and `out` is written only once the result is complete.
-            // SAFETY: n readable values of T at x (the caller's contract).
-            let xs = host::host_copy(unsafe { std::slice::from_raw_parts(x, n) })?;
-            // SAFETY: n writable values of T at out, not aliased by `xs` (a copy).
-            let outs = unsafe { std::slice::from_raw_parts_mut(out, n) };
-            device::<R>(R::current_ordinal()?)?.cumsum_host_from::<T>(&xs, outs, fold, start, stream, &launch)
+            // `out` may be `x`: the values are on the device before `out` is written.
+            // SAFETY: n values of T at x and at out in host memory (the caller's contract),
+            // equal or disjoint (overlap was refused above).
+            unsafe {
+                device::<R>(R::current_ordinal()?)?
+                    .cumsum_host_raw::<T>(x, out, n, fold, start, stream, &launch)
+            }
         }
         _ => Err(GpuError::InvalidPointer("input and output in different memories")),
     }

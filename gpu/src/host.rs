@@ -26,15 +26,6 @@ pub(crate) fn host_vec<T: Clone>(n: usize, v: T) -> Result<Vec<T>, GpuError> {
     Ok(out)
 }
 
-/// A host copy of `xs`; [`GpuError::HostOutOfMemory`] when it cannot be allocated.
-pub(crate) fn host_copy<T: Copy>(xs: &[T]) -> Result<Vec<T>, GpuError> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(xs.len())
-        .map_err(|_| no_memory::<T>(xs.len()))?;
-    out.extend_from_slice(xs);
-    Ok(out)
-}
-
 /// [`GpuError::CapacityExceeded`] unless an accumulator holding `count` values can take `n`
 /// more (the core's rule: the counts together at most `T::CAPACITY`).
 pub(crate) fn check_room<T: Float>(count: u64, n: usize) -> Result<(), GpuError> {
@@ -225,8 +216,6 @@ mod tests {
         let r = host_vec(isize::MAX as usize / 8, 0u64);
         assert!(matches!(r, Err(GpuError::HostOutOfMemory { .. })), "{r:?}");
         assert_eq!(host_vec(3, 1.5f32).unwrap(), vec![1.5f32; 3]);
-        assert_eq!(host_copy(&[1.0f64, 2.0]).unwrap(), vec![1.0, 2.0]);
-        assert!(host_copy::<f64>(&[]).unwrap().is_empty());
         let e = GpuError::HostOutOfMemory { bytes: 80 };
         assert!(e.to_string().contains("80 bytes"), "{e}");
     }

@@ -1295,14 +1295,36 @@ impl<R: Runtime> Device<R> {
         fold: usize,
         stream: Stream,
     ) -> Result<(), GpuError> {
-        check_fold::<T>(fold)?;
         if xs.len() != out.len() {
+            check_fold::<T>(fold)?;
             return Err(GpuError::LengthMismatch);
         }
-        if check_offsets::<T>(offsets)? != xs.len() {
+        // SAFETY: two slices of xs.len() values (distinct: one is borrowed mutably).
+        unsafe { self.segcs_host_raw::<T>(xs.as_ptr(), out.as_mut_ptr(), xs.len(), offsets, fold, stream) }
+    }
+
+    /// The segmented cumsum of `n` values in host memory at `x` into host memory at `out`
+    /// (`out == x` allowed): the values are copied to the workspace, the kernels run and
+    /// finish, then the running sums are copied straight into `out`, so `out` is written
+    /// only once they are complete and after `x` was read. No host copy of either.
+    ///
+    /// # Safety
+    /// `x` holds `n` readable values of T and `out` `n` writable ones in host memory, equal
+    /// or disjoint; `stream` is null or a live stream of this device.
+    unsafe fn segcs_host_raw<T: GpuFloat>(
+        &self,
+        x: *const T,
+        out: *mut T,
+        n: usize,
+        offsets: &[usize],
+        fold: usize,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        check_fold::<T>(fold)?;
+        if check_offsets::<T>(offsets)? != n {
             return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
         }
-        if xs.is_empty() {
+        if n == 0 {
             return Ok(());
         }
         let _bound = self.bind()?;
@@ -1314,20 +1336,20 @@ impl<R: Runtime> Device<R> {
             nseg: offsets.len() as u64 - 1,
             stride: 0,
             cols: 0,
-            span: xs.len() as u64,
+            span: n as u64,
             check: false,
         };
-        let bytes = std::mem::size_of_val(xs);
+        let bytes = n * T::BYTES;
         ws.input.ensure::<R>(bytes)?;
         ws.output.ensure::<R>(bytes)?;
         let (inp, outp) = (ws.input.ptr, ws.output.ptr);
-        // SAFETY: the staging buffers hold `bytes`; the stream orders the copies and kernels,
-        // segcs_locked synchronises it before the copy back is issued, and the copy back is
-        // synchronised before `out` is released.
+        // SAFETY: the workspace buffers hold `bytes`; the stream orders the copies and
+        // kernels, segcs_locked synchronises it before the copy back is issued, and the copy
+        // back is synchronised before `out` is released.
         unsafe {
-            R::copy_htod(inp, xs.as_ptr().cast(), bytes, stream.0)?;
+            R::copy_htod(inp, x.cast(), bytes, stream.0)?;
             self.segcs_locked::<T>(&mut ws, inp, l, outp, fold, stream)?;
-            R::copy_dtoh(out.as_mut_ptr().cast(), outp, bytes, stream.0)?;
+            R::copy_dtoh(out.cast(), outp, bytes, stream.0)?;
             R::synchronize(stream.0)
         }
     }
@@ -1405,13 +1427,12 @@ pub unsafe fn segmented_cumsum_ptr<R: Runtime, T: GpuFloat>(
             if n == 0 {
                 return Ok(());
             }
-            // A copy: `out` may be `input`, and `out` is written only once the result is
-            // complete.
-            // SAFETY: n readable values at input (the caller's contract).
-            let xs = host::host_copy(unsafe { std::slice::from_raw_parts(input, n) })?;
-            // SAFETY: n writable values at out, not aliased by `xs` (a copy).
-            let outs = unsafe { std::slice::from_raw_parts_mut(out, n) };
-            device::<R>(R::current_ordinal()?)?.segmented_cumsum_host(&xs, offs, outs, fold, stream)
+            // `out` may be `input`: the values are on the device before `out` is written.
+            // SAFETY: n values at input and at out in host memory (the caller's contract),
+            // equal or disjoint (checked above).
+            unsafe {
+                device::<R>(R::current_ordinal()?)?.segcs_host_raw::<T>(input, out, n, offs, fold, stream)
+            }
         }
         (None, Memory::Device(a), Memory::Device(b), Memory::Device(c)) if a == b && b == c => {
             // SAFETY: the caller's contract; the offsets are checked on the device first.
