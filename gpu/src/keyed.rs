@@ -55,9 +55,15 @@ impl KeyKernels {
     }
 }
 
+/// Whether every key is in `0..nkeys` (a negative key, as u64, is past every count): one
+/// compare per key and no branch, a loop the compiler vectorises.
+fn keys_in_range(keys: &[i64], nkeys: usize) -> bool {
+    keys.iter().fold(true, |ok, &k| ok & ((k as u64) < nkeys as u64))
+}
+
 /// Checks keys on the host: every one in `0..nkeys`.
 fn check_keys(keys: &[i64], nkeys: usize) -> Result<(), GpuError> {
-    if keys.iter().all(|&k| k >= 0 && (k as u64) < nkeys as u64) {
+    if keys_in_range(keys, nkeys) {
         Ok(())
     } else {
         Err(GpuError::Core(reprosum_core::Error::KeyOutOfRange))
@@ -192,22 +198,31 @@ impl<R: Runtime> Device<R> {
         unsafe { self.seg_locked::<T>(ws, sorted, l, out, fold, stream, &Launch::default()) }
     }
 
-    /// Host keys uploaded to the workspace: their device address. The copy is complete when
-    /// this returns.
-    fn upload_keys(ws: &mut Workspace, keys: &[i64], stream: Stream) -> Result<u64, GpuError> {
+    /// Host keys checked (as `check_keys`, with its error) and uploaded to the workspace:
+    /// their device address. As the offsets (`upload_offsets`): checked as they are staged,
+    /// in runs of 32 KiB, so the host reads them once and the device gets what was checked;
+    /// checked first where the copy reads them itself. The copy is complete when this
+    /// returns, error or not; on an error only the workspace's copy was written.
+    fn upload_keys(ws: &mut Workspace, keys: &[i64], nkeys: usize, stream: Stream) -> Result<u64, GpuError> {
         let bytes = std::mem::size_of_val(keys);
         ws.key_in.ensure::<R>(bytes.max(8))?;
         let dst = ws.key_in.ptr;
+        let direct = ws.ensure_stage::<R>()?.is_none();
+        if direct {
+            check_keys(keys, nkeys)?;
+        }
+        let mut ok = true;
+        let fill = |src: &[i64], out: &mut [i64]| {
+            for (s, o) in src.chunks(4096).zip(out.chunks_mut(4096)) {
+                ok &= keys_in_range(s, nkeys);
+                o.copy_from_slice(s);
+            }
+        };
         // SAFETY: the buffer holds the keys; the caller holds the context bound.
-        unsafe {
-            ws.upload_mapped::<R, i64, i64>(
-                dst,
-                keys,
-                |src: &[i64], out: &mut [i64]| out.copy_from_slice(src),
-                true,
-                stream,
-            )
-        }?;
+        unsafe { ws.upload_mapped::<R, i64, i64>(dst, keys, fill, direct, stream) }?;
+        if !ok {
+            return Err(GpuError::Core(reprosum_core::Error::KeyOutOfRange));
+        }
         Ok(dst)
     }
 
@@ -284,13 +299,13 @@ impl<R: Runtime> Device<R> {
         if keys.len() != xs.len() {
             return Err(GpuError::LengthMismatch);
         }
-        check_keys(keys, out.len())?;
         if out.is_empty() {
-            return Ok(());
+            // No key is in range: any key is an error.
+            return check_keys(keys, 0);
         }
         let _bound = self.bind()?;
         let mut ws = self.lock();
-        let kp = Self::upload_keys(&mut ws, keys, stream)?;
+        let kp = Self::upload_keys(&mut ws, keys, out.len(), stream)?;
         let in_bytes = std::mem::size_of_val(xs);
         let out_bytes = std::mem::size_of_val(out);
         ws.input.ensure::<R>(in_bytes.max(T::BYTES))?;
@@ -389,11 +404,11 @@ pub unsafe fn sum_by_key_ptr<R: Runtime, T: GpuFloat>(
         (Memory::Device(a), Memory::Host, Memory::Device(c)) if a == c => {
             // SAFETY: n readable keys in host memory (the caller's contract).
             let ks = unsafe { std::slice::from_raw_parts(keys, n) };
-            check_keys(ks, nkeys)?;
             let d = device::<R>(a)?;
             let _bound = d.bind()?;
             let mut ws = d.lock();
-            let kp = Device::<R>::upload_keys(&mut ws, ks, stream)?;
+            // The keys checked as they are uploaded (one read of them).
+            let kp = Device::<R>::upload_keys(&mut ws, ks, nkeys, stream)?;
             // SAFETY: n values at x and nkeys at out on that device (the caller's contract);
             // the keys uploaded above.
             unsafe {

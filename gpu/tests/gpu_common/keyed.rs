@@ -163,6 +163,9 @@ fn bad_key_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
         (10_000, 100, 0, i64::MIN),
         (50_000, 10_000, 777, 10_000),
         (50_000, 10_000, 49_999, -5),
+        // Host keys staged in three pieces of 2^19: the bad key in the second and the third.
+        (1_200_000, 1000, 600_000, -7),
+        (1_200_000, 1000, 1_100_000, 1000),
     ] {
         let xs = values::<T>(&mut rng, n, false);
         let mut keys: Vec<i64> = (0..n).map(|_| rng.below(nkeys as u64) as i64).collect();
