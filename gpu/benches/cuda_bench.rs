@@ -64,14 +64,22 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The cumsum's launch: the default, or `REPROSUM_BENCH_BLOCK` threads per block (tuning).
+/// The cumsum's launch: the default, or `REPROSUM_BENCH_BLOCK` threads per block, and
+/// `REPROSUM_BENCH_SINGLE=1` (`0`) for the single-pass (multi-pass) kernels at every size
+/// (tuning; a forced single pass whose block does not fit runs the passes).
 fn cumsum_launch() -> Launch {
     Launch {
         block: std::env::var("REPROSUM_BENCH_BLOCK")
             .ok()
             .and_then(|b| b.parse().ok()),
         grid: None,
-        single_pass: None,
+        single_pass: std::env::var("REPROSUM_BENCH_SINGLE")
+            .ok()
+            .and_then(|v| match v.as_str() {
+                "1" => Some(true),
+                "0" => Some(false),
+                _ => None,
+            }),
     }
 }
 

@@ -613,6 +613,14 @@ static Case gen_case(const char* pattern, unsigned long long seed, size_t n) {
     else if (p == "mixed") v = (unit() - 0.5) * std::ldexp(1.0, (int)(next() % 24) - 12);
     else if (p == "near_top") v = 0.99 + 0.01 * unit();  // all the same sign and size: carries move
     else if (p == "growing") v = (unit() + 0.5) * std::ldexp(1.0, (int)(i / 700));
+    // Magnitudes that step up (down) by several binades every 300 values, so that the tiles'
+    // windows differ (the look-back merges states of different windows): f64 10 binades a
+    // step (a bin is 40), f32 3 (a bin is 13).
+    else if (p == "steps_up" || p == "steps_down") {
+      const int step = sizeof(T) == 8 ? 10 : 3, steps = (int)(n / 300);
+      const int at = (int)(i / 300);
+      v = (unit() - 0.25) * std::ldexp(1.0, step * (p == "steps_up" ? at : steps - at) - step * steps / 2);
+    }
     else if (p == "nan_late") v = i == n - 900 ? std::nan("") : unit() - 0.25;
     else v = i == 100 ? std::nan("") : i % 997 == 500 ? -INFINITY : unit();  // "specials_early"
     T t = (T)v;
@@ -633,7 +641,7 @@ static Case gen_case(const char* pattern, unsigned long long seed, size_t n) {
 }
 
 static void add_generated(std::vector<Case>& cs, unsigned long long seed) {
-  const char* patterns[] = {"uniform", "mixed", "near_top", "growing", "nan_late", "specials_early"};
+  const char* patterns[] = {"uniform", "mixed", "near_top", "growing", "steps_up", "steps_down", "nan_late", "specials_early"};
   for (const char* p : patterns) {
     const size_t n = 5000 + (size_t)(seed % 7) * 531;
     cs.push_back(gen_case<double, 3>(p, seed, n));
