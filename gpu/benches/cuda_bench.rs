@@ -8,7 +8,8 @@
 //! latency (the cumsum's also with each kind of kernel forced); then
 //! the fold sweep at the sizes of 1e8 and more: sum and cumsum at f64 folds 2..=8, 12, 16,
 //! 20, 32, 52 and f32 folds 2..=8, 12, 16, 21 (methods `sum_kK`, `cumsum_kK`;
-//! `REPROSUM_BENCH_SWEEP=0` leaves it out, `REPROSUM_BENCH_FOLDS=4,6,8` narrows it).
+//! `REPROSUM_BENCH_SWEEP=0` leaves it out, `REPROSUM_BENCH_FOLDS=4,6,8` narrows it;
+//! `REPROSUM_BENCH_LATENCY=0` leaves the small-N rows out).
 //! Each result is checked against the facade (multi-threaded core) by bits.
 //! Output lines: "reprosum,METHOD,TYPE,N,MEDIAN_US,GELEM_PER_S,STATUS".
 
@@ -250,8 +251,11 @@ fn main() {
         dev.compute_capability(),
         dev.sm_count()
     );
-    latency::<f64>(&dev);
-    latency::<f32>(&dev);
+    // REPROSUM_BENCH_LATENCY=0 leaves the small-N rows out (a profiler's run of the large ones).
+    if !std::env::var("REPROSUM_BENCH_LATENCY").is_ok_and(|v| v == "0") {
+        latency::<f64>(&dev);
+        latency::<f32>(&dev);
+    }
     for &n in &sizes {
         run::<f64>(&dev, n);
         run::<f32>(&dev, n);
