@@ -10,7 +10,8 @@
 //
 // Rows as the other GPU benches print them (gpu/benches/bench_table.py reads them):
 //   who,method,type,N,median_us,G_elements_per_s,check
-// The method names the layout: seg_avgL (segments of random lengths 0..2L), rows_RxC.
+// The method names the layout: seg_avgL (segments of random lengths 0..2L), rows_RxC,
+// keyed_K (keys uniform over K; _host_keys: the keys in host memory).
 //
 // Build and run on a machine with a GPU (libreprosum.a built with the cuda feature; the
 // CCCL headers of the nvidia-cuda-cccl wheel):
@@ -129,6 +130,8 @@ struct Api64 {
   static adn_status gpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_cuda_segmented_sum_f64(x, o, s, 3, out); }
   static adn_status cpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_sum_rows_f64(x, r, c, st, 3, out); }
   static adn_status gpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_cuda_sum_rows_f64(x, r, c, st, 3, out); }
+  static adn_status cpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_sum_by_key_f64(x, k, n, nk, 3, out); }
+  static adn_status gpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_cuda_sum_by_key_f64(x, k, n, nk, 3, out); }
 };
 
 struct Api32 {
@@ -139,6 +142,8 @@ struct Api32 {
   static adn_status gpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_cuda_segmented_sum_f32(x, o, s, 3, out); }
   static adn_status cpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_sum_rows_f32(x, r, c, st, 3, out); }
   static adn_status gpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_cuda_sum_rows_f32(x, r, c, st, 3, out); }
+  static adn_status cpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_sum_by_key_f32(x, k, n, nk, 3, out); }
+  static adn_status gpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_cuda_sum_by_key_f32(x, k, n, nk, 3, out); }
 };
 
 template <typename T>
@@ -243,6 +248,34 @@ static void bench(size_t n) {
     CUDA(cudaMemcpy(pl.data(), out, rows * sizeof(T), cudaMemcpyDeviceToHost));
     row("baseline", m + "_plain_warp_per_row_16b", ty, rows * cols, uv, close(pl, cpu, A::tol()));
     CUDA(cudaFree(out));
+  }
+  // Keyed sums of the device values, keys uniform over 1e3 and 1e5, with the keys on the
+  // device and on the host (checked and staged by the host: what a C caller with a host
+  // array gets).
+  for (size_t nkeys : {(size_t)1000, (size_t)100000}) {
+    std::vector<int64_t> keys(n);
+    unsigned long long s = 777 + nkeys;
+    for (size_t i = 0; i < n; ++i) {
+      s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+      keys[i] = (int64_t)(s % nkeys);
+    }
+    int64_t* dkeys;
+    CUDA(cudaMalloc(&dkeys, n * sizeof(int64_t)));
+    CUDA(cudaMemcpy(dkeys, keys.data(), n * sizeof(int64_t), cudaMemcpyHostToDevice));
+    T* out;
+    CUDA(cudaMalloc(&out, nkeys * sizeof(T)));
+    const std::string m = "keyed_" + std::to_string(nkeys);
+    std::vector<T> cpu(nkeys), gpu(nkeys);
+    const bool ok = A::cpu_key(hx.data(), keys.data(), n, nkeys, cpu.data()) == ADN_OK;
+    adn_status st = ADN_OK;
+    const double us = median_us([&] { st = A::gpu_key(x, dkeys, n, nkeys, out); });
+    CUDA(cudaMemcpy(gpu.data(), out, nkeys * sizeof(T), cudaMemcpyDeviceToHost));
+    row("reprosum", m, ty, n, us, ok && st == ADN_OK && same_bits(cpu, gpu));
+    const double ush = median_us([&] { st = A::gpu_key(x, keys.data(), n, nkeys, out); });
+    CUDA(cudaMemcpy(gpu.data(), out, nkeys * sizeof(T), cudaMemcpyDeviceToHost));
+    row("reprosum", m + "_host_keys", ty, n, ush, ok && st == ADN_OK && same_bits(cpu, gpu));
+    CUDA(cudaFree(out));
+    CUDA(cudaFree(dkeys));
   }
   CUDA(cudaFree(acc));
   CUDA(cudaFree(x));

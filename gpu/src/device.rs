@@ -350,6 +350,11 @@ enum HostResult {
 /// Bytes of each of the two page-locked staging buffers of a workspace.
 const STAGE_BYTES: usize = 4 << 20;
 
+/// The most threads that fill a staging buffer (host offsets and keys are checked as they
+/// are staged: one thread reads them at its memory rate, about 5 GB/s on the H200's host,
+/// below what the copies to the device take).
+const STAGE_THREADS: usize = 8;
+
 /// A workspace's staging buffers: not allocated yet, two page-locked buffers of
 /// `STAGE_BYTES` (kept for the device's life, as the device buffers are), or none where the
 /// runtime has no page-locked memory.
@@ -491,12 +496,13 @@ impl Workspace {
         })
     }
 
-    /// Copies `src` to the device memory at `dst` as `fill(piece, out)` converts it (called
-    /// on consecutive pieces in order, except where `same_bits` lets the copy skip it), and
-    /// synchronises `stream` (every copy is complete when this returns, error or not).
-    /// Through the page-locked staging buffers where there are some: the host converts one
-    /// buffer's worth while the device copies the other's (on the H200's host, 3.1e6 offsets
-    /// took 7.5-8.4 ms as a pageable copy alone, 5.4-5.9 ms checked and staged this way).
+    /// Copies `src` to the device memory at `dst` as `fill(at, part, out)` converts it
+    /// (`part` is `src[at..at + part.len()]`, `out` as long; each call returns what it found,
+    /// which `take` receives, for the parts in the order of `src`), except where `same_bits`
+    /// lets the copy skip it, and synchronises `stream` (every copy is complete when this
+    /// returns, error or not). Through the page-locked staging buffers where there are some:
+    /// the host converts one buffer's worth while the device copies the other's, on up to
+    /// `STAGE_THREADS` threads for a large `src` (each buffer's worth split between them).
     /// Else straight from `src` when `same_bits` (`fill` copies bytes as they are), or
     /// through a heap copy.
     ///
@@ -504,11 +510,12 @@ impl Workspace {
     /// The device's context is current; `dst` holds `src.len()` values of D in its memory;
     /// `stream` is a live stream of it (or the default); with `same_bits`, S and D have the
     /// same size and `fill` copies each element's bytes.
-    pub(crate) unsafe fn upload_mapped<R: Runtime, S: Copy, D: Copy + Default>(
+    pub(crate) unsafe fn upload_mapped<R: Runtime, S: Copy + Sync, D: Copy + Default + Send, V: Send>(
         &mut self,
         dst: u64,
         src: &[S],
-        mut fill: impl FnMut(&[S], &mut [D]),
+        fill: impl Fn(usize, &[S], &mut [D]) -> V + Sync,
+        mut take: impl FnMut(V),
         same_bits: bool,
         stream: Stream,
     ) -> Result<(), GpuError> {
@@ -526,7 +533,7 @@ impl Workspace {
                 };
             }
             let mut v = host::host_vec(src.len(), D::default())?;
-            fill(src, &mut v);
+            take(fill(0, src, &mut v));
             // SAFETY: `dst` holds the values (the caller's contract); `v` lives until the
             // synchronisation.
             return unsafe {
@@ -535,34 +542,89 @@ impl Workspace {
             };
         };
         let per = STAGE_BYTES / size;
-        let copies = (|| {
-            for (i, piece) in src.chunks(per).enumerate() {
-                if i >= 2 && i % 2 == 0 {
-                    // Both buffers' copies are complete before either is refilled.
-                    // SAFETY: the caller's stream of this context.
-                    unsafe { R::synchronize(stream.0) }?;
-                }
-                let buf = bufs[i % 2].cast::<D>();
-                // SAFETY: the buffer holds STAGE_BYTES (page-aligned, so aligned for D) and no
-                // copy from it is pending (above); it is this workspace's alone.
-                let out = unsafe { std::slice::from_raw_parts_mut(buf, piece.len()) };
-                fill(piece, out);
-                // SAFETY: the piece's place in `dst` (the caller's contract); the buffer is
-                // page-locked and not written again before the copy completes.
-                unsafe {
-                    R::copy_htod(
-                        dst + (i * per * size) as u64,
-                        buf.cast_const().cast(),
-                        piece.len() * size,
-                        stream.0,
-                    )
-                }?;
+        let pieces = src.len().div_ceil(per);
+        // The buffers as addresses, which the helper threads may hold.
+        let addrs = [bufs[0] as usize, bufs[1] as usize];
+        let threads = if pieces >= 2 {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(STAGE_THREADS))
+        } else {
+            1
+        };
+        // Part w of `threads` of piece i: its range in `src`.
+        let part = |i: usize, w: usize| {
+            let at = i * per;
+            let len = per.min(src.len() - at);
+            (at + len * w / threads, at + len * (w + 1) / threads)
+        };
+        // Fills part w of piece i into its buffer.
+        let fill_part = |i: usize, w: usize| {
+            let (a, b) = part(i, w);
+            let buf = (addrs[i % 2] as *mut D).wrapping_add(a - i * per);
+            // SAFETY: the buffer holds STAGE_BYTES (page-aligned, so aligned for D), part w
+            // of the piece lies inside it, no other thread writes that part, and no copy
+            // from the buffer is pending (the caller waited for it).
+            let out = unsafe { std::slice::from_raw_parts_mut(buf, b - a) };
+            fill(a, &src[a..b], out)
+        };
+        std::thread::scope(|scope| {
+            // Helper threads, one per part beyond the first: each fills its part of every
+            // piece it is sent and sends back what it found, and ends when its sender is
+            // dropped. A part whose thread could not be started, or ended without an answer,
+            // is filled here.
+            let mut helpers = Vec::new();
+            for w in 1..threads {
+                let (tx, rx) = std::sync::mpsc::channel::<usize>();
+                let (done_tx, done_rx) = std::sync::mpsc::channel::<V>();
+                let fill_part = &fill_part;
+                let started = std::thread::Builder::new().spawn_scoped(scope, move || {
+                    while let Ok(i) = rx.recv() {
+                        if done_tx.send(fill_part(i, w)).is_err() {
+                            break;
+                        }
+                    }
+                });
+                helpers.push(started.ok().map(|_| (tx, done_rx)));
             }
-            Ok(())
-        })();
-        // SAFETY: as above. No copy from the staging buffers may outlive this call.
-        let synced = unsafe { R::synchronize(stream.0) };
-        copies.and(synced)
+            let mut run = || -> Result<(), GpuError> {
+                let mut sent = vec![false; threads];
+                for i in 0..pieces {
+                    if i >= 2 && i % 2 == 0 {
+                        // Both buffers' copies are complete before either is refilled.
+                        // SAFETY: the caller's stream of this context.
+                        unsafe { R::synchronize(stream.0) }?;
+                    }
+                    for (h, s) in helpers.iter().zip(sent.iter_mut().skip(1)) {
+                        *s = h.as_ref().is_some_and(|(tx, _)| tx.send(i).is_ok());
+                    }
+                    take(fill_part(i, 0));
+                    for (w, h) in helpers.iter().enumerate() {
+                        let answer = match h {
+                            Some((_, rx)) if sent[w + 1] => rx.recv().ok(),
+                            _ => None,
+                        };
+                        take(answer.unwrap_or_else(|| fill_part(i, w + 1)));
+                    }
+                    let (at, len) = (i * per, per.min(src.len() - i * per));
+                    // SAFETY: the piece's place in `dst` (the caller's contract); the buffer
+                    // is page-locked and not written again before the copy completes.
+                    unsafe {
+                        R::copy_htod(
+                            dst + (at * size) as u64,
+                            addrs[i % 2] as *const u8,
+                            len * size,
+                            stream.0,
+                        )
+                    }?;
+                }
+                Ok(())
+            };
+            let copies = run();
+            // The helpers end: their senders are dropped.
+            drop(helpers);
+            // SAFETY: as above. No copy from the staging buffers may outlive this call.
+            let synced = unsafe { R::synchronize(stream.0) };
+            copies.and(synced)
+        })
     }
 }
 

@@ -212,14 +212,16 @@ impl<R: Runtime> Device<R> {
             check_keys(keys, nkeys)?;
         }
         let mut ok = true;
-        let fill = |src: &[i64], out: &mut [i64]| {
+        let fill = |_at: usize, src: &[i64], out: &mut [i64]| {
+            let mut ok = true;
             for (s, o) in src.chunks(4096).zip(out.chunks_mut(4096)) {
                 ok &= keys_in_range(s, nkeys);
                 o.copy_from_slice(s);
             }
+            ok
         };
         // SAFETY: the buffer holds the keys; the caller holds the context bound.
-        unsafe { ws.upload_mapped::<R, i64, i64>(dst, keys, fill, direct, stream) }?;
+        unsafe { ws.upload_mapped::<R, i64, i64, bool>(dst, keys, fill, |part| ok &= part, direct, stream) }?;
         if !ok {
             return Err(GpuError::Core(reprosum_core::Error::KeyOutOfRange));
         }

@@ -113,11 +113,24 @@ struct OffsetCheck {
 
 impl OffsetCheck {
     fn new() -> Self {
+        Self::after(0)
+    }
+
+    /// A check of offsets that follow `prev` (a part of a list, checked on its own).
+    fn after(prev: usize) -> Self {
         OffsetCheck {
-            prev: 0,
+            prev,
             ordered: true,
             widest: 0,
         }
+    }
+
+    /// Adds the check of the offsets that follow those seen here (a part checked with
+    /// `after` from the last offset before it; an empty part changes nothing).
+    fn join(&mut self, next: &OffsetCheck) {
+        self.ordered &= next.ordered;
+        self.widest = self.widest.max(next.widest);
+        self.prev = next.prev;
     }
 
     /// The next offsets, in order (the first of all must be 0: `first_is_zero`). Pairs
@@ -534,17 +547,29 @@ impl<R: Runtime> Device<R> {
         }
         let mut c = OffsetCheck::new();
         // Checked and copied in runs of 32 KiB, so that the copy reads what the check has
-        // just brought into the L1 cache.
-        let fill = |src: &[usize], out: &mut [u64]| {
+        // just brought into the L1 cache. Each part is checked from the offset before it,
+        // so the parts' checks need nothing from one another.
+        let fill = |at: usize, src: &[usize], out: &mut [u64]| {
+            let mut part = OffsetCheck::after(at.checked_sub(1).map_or(0, |i| offsets[i]));
             for (s, o) in src.chunks(4096).zip(out.chunks_mut(4096)) {
-                c.see(s);
+                part.see(s);
                 for (o, &x) in o.iter_mut().zip(s) {
                     *o = x as u64;
                 }
             }
+            part
         };
         // SAFETY: the buffer holds the offsets as u64; the caller holds the context bound.
-        unsafe { ws.upload_mapped::<R, usize, u64>(dst, offsets, fill, direct, stream) }?;
+        unsafe {
+            ws.upload_mapped::<R, usize, u64, OffsetCheck>(
+                dst,
+                offsets,
+                fill,
+                |part| c.join(&part),
+                direct,
+                stream,
+            )
+        }?;
         let last = if direct {
             *offsets.last().unwrap_or(&0)
         } else {
@@ -1487,5 +1512,41 @@ mod tests {
         );
         assert_eq!(check_rows::<f64>(usize::MAX, 1, 2), Err(GpuError::LengthMismatch));
         assert_eq!(check_rows::<f32>(1, big, big), Err(GpuError::CapacityExceeded));
+    }
+
+    /// The staged upload checks parts of the offsets on their own (`after` the offset before
+    /// each) and joins the parts' checks in order: at every split into two or three parts,
+    /// the joined verdict is the whole list's, wherever a decrease or a wide segment falls.
+    #[test]
+    fn offsets_checked_in_parts_give_the_whole_verdict() {
+        let big = <f32 as Float>::CAPACITY as usize + 1;
+        let lists: [&[usize]; 6] = [
+            &[0, 3, 3, 5, 9, 9, 12, 20],
+            &[0, 3, 3, 2, 9, 9, 12, 20],
+            &[0, 3, 3, 5, 9, 9, 12, 11],
+            &[0, 1, 2, 3, 4, 5, 6, 5],
+            &[0, 1, big + 1, big + 2, big + 3, big + 4, big + 5, big + 6],
+            &[0, 0, 0, 0, 0, 0, 0, 0],
+        ];
+        let parts = |xs: &[usize], cuts: &[usize]| {
+            let mut c = OffsetCheck::new();
+            let mut at = 0usize;
+            for &end in cuts.iter().chain([xs.len()].iter()) {
+                let mut part = OffsetCheck::after(at.checked_sub(1).map_or(0, |i| xs[i]));
+                part.see(&xs[at..end]);
+                c.join(&part);
+                at = end;
+            }
+            c.verdict::<f32>()
+        };
+        for xs in lists {
+            let whole = check_offsets::<f32>(xs);
+            for a in 0..=xs.len() {
+                assert_eq!(parts(xs, &[a]), whole, "{xs:?} cut at {a}");
+                for b in a..=xs.len() {
+                    assert_eq!(parts(xs, &[a, b]), whole, "{xs:?} cut at {a}, {b}");
+                }
+            }
+        }
     }
 }

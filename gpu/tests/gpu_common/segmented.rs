@@ -446,38 +446,41 @@ fn bad_input_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
             .iter()
             .all(|x| x.bits() == poison::<T>().bits())
     };
-    let mut off: Vec<usize> = (0..=nseg).collect();
-    off[1_100_000] = off[1_099_999] - 1;
-    let outd = fresh();
-    // SAFETY: the offsets are refused before any value is read.
-    let r = unsafe {
-        gpu::segmented_sum_ptr::<T>(
-            xd2.device_ptr() as *const T,
-            off.as_ptr(),
-            nseg,
-            3,
-            outd.device_ptr() as *mut T,
-            std::ptr::null_mut(),
-        )
-    };
-    t.check(r.as_ref().err() == Some(&bad) && untouched(&outd), || {
-        format!(
-            "segmented sum {} host offsets decreasing in their third piece: {r:?}",
-            T::NAME
-        )
-    });
-    let mut o2 = fresh();
-    let r = dev.segmented_sum(&xd2, &off, &mut o2, 3);
-    t.check(r.as_ref().err() == Some(&bad) && untouched(&o2), || {
-        format!(
-            "segmented sum {} offsets decreasing in their third piece (buffers): {r:?}",
-            T::NAME
-        )
-    });
+    // A decrease in the third piece; at the first offset of the second piece (2^19, where
+    // a piece and its first part start); at the middle of the second piece (where a part
+    // starts when 2, 4 or 8 threads fill the piece).
+    for at in [1_100_000usize, 1 << 19, 3 << 18] {
+        let mut off: Vec<usize> = (0..=nseg).collect();
+        off[at] = off[at - 1] - 1;
+        let outd = fresh();
+        // SAFETY: the offsets are refused before any value is read.
+        let r = unsafe {
+            gpu::segmented_sum_ptr::<T>(
+                xd2.device_ptr() as *const T,
+                off.as_ptr(),
+                nseg,
+                3,
+                outd.device_ptr() as *mut T,
+                std::ptr::null_mut(),
+            )
+        };
+        t.check(r.as_ref().err() == Some(&bad) && untouched(&outd), || {
+            format!("segmented sum {} host offsets decreasing at {at}: {r:?}", T::NAME)
+        });
+        let mut o2 = fresh();
+        let r = dev.segmented_sum(&xd2, &off, &mut o2, 3);
+        t.check(r.as_ref().err() == Some(&bad) && untouched(&o2), || {
+            format!(
+                "segmented sum {} offsets decreasing at {at} (buffers): {r:?}",
+                T::NAME
+            )
+        });
+    }
     // Good offsets for more values than the buffer holds (a jump in the second piece): the
     // buffer form, which knows the length, refuses them.
     let mut off: Vec<usize> = (0..=nseg).collect();
     off[600_000..].iter_mut().for_each(|o| *o += nseg);
+    let mut o2 = fresh();
     let r = dev.segmented_sum(&xd2, &off, &mut o2, 3);
     t.check(r.as_ref().err() == Some(&bad) && untouched(&o2), || {
         format!(
