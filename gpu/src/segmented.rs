@@ -520,13 +520,12 @@ impl<R: Runtime> Device<R> {
     }
 
     /// Host offsets checked (as `check_offsets`, with its errors) and uploaded to the
-    /// workspace (64-bit): their device address and the last offset. The check reads each
-    /// offset as it is staged for the copy, so the host reads them from memory once (on the
-    /// H200's host one thread reads about 5 GB/s: 3.1e7 offsets took 42-49 ms to check in a
-    /// C loop, and 27-38 ms to copy from pageable memory), and the device gets what was
-    /// checked; where the copy reads them
-    /// itself (no staging buffers), they are checked first. The copy is complete when this
-    /// returns, error or not; on an error only the workspace's copy was written.
+    /// workspace (64-bit): their device address and the last offset. Each offset is checked
+    /// as it is staged for the copy (by up to `STAGE_THREADS` threads, see `upload_mapped`),
+    /// so the host reads them from memory once and the device gets what was checked; where
+    /// the copy reads them itself (no staging buffers), they are checked first. The copy is
+    /// complete when this returns, error or not; on an error only the workspace's copy was
+    /// written.
     fn upload_offsets<T: GpuFloat>(
         ws: &mut Workspace,
         offsets: &[usize],
