@@ -18,6 +18,7 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -I$CCCL gpu/benches/segmented.cu \
 //        target/release/libreprosum.a -lpthread -ldl -lm -lrt -lutil -lgcc_s -o segmented
 //   ./segmented 1e8 1e9
+// SEGMENTED_PARTS=seg,rows,keyed (any of them; default all) times only the parts named.
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cuda_runtime.h>
 
@@ -27,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "plain_sum.cuh"
@@ -42,6 +44,14 @@
   } while (0)
 
 static const int REPS = 7;
+
+// Whether SEGMENTED_PARTS (a comma-separated list; unset: every part) names this part.
+static bool part(const char* name) {
+  const char* p = getenv("SEGMENTED_PARTS");
+  if (!p) return true;
+  const std::string list = std::string(",") + p + ",";
+  return list.find(std::string(",") + name + ",") != std::string::npos;
+}
 
 static double now_us() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -182,6 +192,7 @@ static void bench(size_t n) {
   });
   row("baseline", "plain_read_sum", ty, n, plain, true);
   for (size_t avg : {(size_t)32, (size_t)10000}) {
+    if (!part("seg")) break;
     // Random lengths 0..2 avg, the last segment taking the rest.
     std::vector<size_t> off{0};
     unsigned long long s = 12345 + avg;
@@ -225,7 +236,7 @@ static void bench(size_t n) {
   }
   for (auto rc : {std::make_pair((size_t)10000, (size_t)10000), std::make_pair((size_t)1000000, (size_t)64)}) {
     const size_t rows = rc.first, cols = rc.second;
-    if (rows * cols > n) continue;
+    if (rows * cols > n || !part("rows")) continue;
     const std::string m = "rows_" + std::to_string(rows) + "x" + std::to_string(cols);
     T* out;
     CUDA(cudaMalloc(&out, rows * sizeof(T)));
@@ -253,6 +264,7 @@ static void bench(size_t n) {
   // device and on the host (checked and staged by the host: what a C caller with a host
   // array gets).
   for (size_t nkeys : {(size_t)1000, (size_t)100000}) {
+    if (!part("keyed")) break;
     std::vector<int64_t> keys(n);
     unsigned long long s = 777 + nkeys;
     for (size_t i = 0; i < n; ++i) {

@@ -125,6 +125,20 @@ RS_DEV int rs_index(typename RsF<T>::U mag) {
   return i > RsF<T>::MAX_INDEX ? RsF<T>::MAX_INDEX : i;
 }
 
+// The 32 bits of a finite or special value's magnitude that decide its bin (rs_index) and
+// whether it is finite: f64's high word (the exponent field and the top of the significand),
+// f32's bits, without the sign. The largest key of a chunk is the high word of its largest
+// magnitude, and rs_key_mag of it has the same bin as that magnitude (the same exponent
+// field; every f64 subnormal, and zero, is in the bottom bin) and compares the same with
+// INF_BITS and with every window threshold (rs_win_set's: their low words are zero), so a
+// chunk's window takes one 32-bit maximum per value instead of a 64-bit one.
+RS_DEV rs_u32 rs_mag_key(double x) { return (rs_u32)(rs_bits(x) >> 32) & 0x7fffffffu; }
+RS_DEV rs_u32 rs_mag_key(float x) { return rs_bits(x) & 0x7fffffffu; }
+template <typename T>
+RS_DEV typename RsF<T>::U rs_key_mag(rs_u32 key) {
+  return (typename RsF<T>::U)key << (8 * sizeof(T) - 32);
+}
+
 // The top bin of a window whose first primary is p0.
 template <typename T>
 RS_DEV int rs_window_index(T p0) {
@@ -384,22 +398,21 @@ RS_DEV void rs_deposit_chunk(RsAcc<T, K>& a, const T (&v)[M], bool top) {
 // with no finite value changes nothing but the flags. No array is indexed at run time.
 template <typename T, int K, int M>
 RS_DEV void rs_add_chunk(RsAcc<T, K>& a, T (&v)[M]) {
-  typedef typename RsF<T>::U U;
-  U mx = 0;
+  const rs_u32 inf_key = (rs_u32)(RsF<T>::INF_BITS >> (8 * sizeof(T) - 32));
+  rs_u32 mx = 0;  // the largest key (rs_mag_key)
 #pragma unroll
   for (int j = 0; j < M; ++j) {
-    U m = rs_bits(v[j]) & ~RsF<T>::SIGN;
+    const rs_u32 m = rs_mag_key(v[j]);
     mx = m > mx ? m : mx;
   }
-  if (mx >= RsF<T>::INF_BITS) {
-    U fmx = 0;
+  if (mx >= inf_key) {
+    rs_u32 fmx = 0;
     bool any = false;
 #pragma unroll
     for (int j = 0; j < M; ++j) {
-      U b = rs_bits(v[j]);
-      U m = b & ~RsF<T>::SIGN;
-      if (m >= RsF<T>::INF_BITS) {
-        a.flags |= rs_special_flag<T>(b);
+      const rs_u32 m = rs_mag_key(v[j]);
+      if (m >= inf_key) {
+        a.flags |= rs_special_flag<T>(rs_bits(v[j]));
         v[j] = (T)0;
       } else {
         any = true;
@@ -409,7 +422,7 @@ RS_DEV void rs_add_chunk(RsAcc<T, K>& a, T (&v)[M]) {
     if (!any) return;
     mx = fmx;
   }
-  rs_update(a, rs_index<T>(mx));
+  rs_update(a, rs_index<T>(rs_key_mag<T>(mx)));
   if (a.pending + (rs_u32)M > (rs_u32)RsF<T>::ENDURANCE) {
     rs_renorm(a);
     a.pending = 0;
@@ -810,13 +823,16 @@ RS_DEV void rs_sum_body(const T* x, rs_u64 n, T* states, rs_u32* counter, T* res
   const rs_u64 tail = head + nvec * (rs_u64)VEC;
   const rs_u64 per_iter = nthreads * RS_UNROLL;
   const rs_u64 full = nvec / per_iter;
-  for (rs_u64 it = 0; it < full; ++it) {
-    const rs_u64 v0 = it * per_iter + gtid;
+  // This thread's vectors of an iteration are `step` values apart; `at`, its first one,
+  // moves by RS_UNROLL steps (additions, not a 64-bit product per load).
+  const rs_u64 step = nthreads * (rs_u64)VEC;
+  rs_u64 at = gtid * (rs_u64)VEC;
+  for (rs_u64 it = 0; it < full; ++it, at += RS_UNROLL * step) {
     T v[RS_UNROLL * RsF<T>::VEC];
 #pragma unroll
     for (int u = 0; u < RS_UNROLL; ++u) {
       T w[RsF<T>::VEC];
-      rs_ld16(xv + (v0 + (rs_u64)u * nthreads) * (rs_u64)VEC, w);
+      rs_ld16(xv + at + (rs_u64)u * step, w);
 #pragma unroll
       for (int e = 0; e < VEC; ++e) v[u * VEC + e] = w[e];
     }
@@ -1170,22 +1186,22 @@ RS_DEV RsFixedSmem<T> rs_fixed_smem(unsigned char* smem) {
   return f;
 }
 
-// The largest magnitude (bits without the sign) of run r.
+// The largest magnitude of run r, as rs_key_mag of its largest key (the same bin, and the
+// same comparisons with INF_BITS and the window thresholds, as the largest magnitude).
 template <typename T, int E>
 RS_DEV typename RsF<T>::U rs_run_max(const T* vals, unsigned r) {
-  typedef typename RsF<T>::U U;
-  U mx = 0;
+  rs_u32 mx = 0;
 #pragma unroll
   for (int u = 0; u < E / RsF<T>::VEC; ++u) {
     T w[RsF<T>::VEC];
     rs_ld16(vals + rs_vec_pos<T, E>(r, u), w);
 #pragma unroll
     for (int e = 0; e < RsF<T>::VEC; ++e) {
-      const U m = rs_bits(w[e]) & ~RsF<T>::SIGN;
+      const rs_u32 m = rs_mag_key(w[e]);
       mx = m > mx ? m : mx;
     }
   }
-  return mx;
+  return rs_key_mag<T>(mx);
 }
 
 // Raking threads of rs_block_max (at most RS_RAKE).
@@ -1398,18 +1414,19 @@ RS_DEV void rs_tile_reduce_fixed_body(const T* x, rs_u64 n, T* tiles, rs_u32* co
   // The last tile may be partial: zeros stand for the values past n (a zero adds nothing
   // once the window exists, and no window comes from a zero that a value would not give).
   const unsigned cnt = (unsigned)(n - base < tile ? n - base : tile);
-  U mx = 0;  // the largest magnitude of this thread's share (any share will do)
+  rs_u32 mx = 0;  // the largest key of this thread's share (any share will do)
   {
     T v[E];
     rs_fetch<T, E>(x + base, cnt, v);
 #pragma unroll
     for (int j = 0; j < E; ++j) {
-      const U m = rs_bits(v[j]) & ~RsF<T>::SIGN;
+      const rs_u32 m = rs_mag_key(v[j]);
       mx = m > mx ? m : mx;
     }
     rs_put<T, E, false>(x + base, cnt, v, sm.vals);
   }
-  const U top_mag = rs_block_max<T>(mx, sm.M);  // its first barrier publishes the tile
+  // rs_block_max's first barrier publishes the tile.
+  const U top_mag = rs_block_max<T>(rs_key_mag<T>(mx), sm.M);
   RsAcc<T, K> s;
   rs_clear(s);
   RsWin<T, K> w;
@@ -2056,14 +2073,16 @@ RS_DEV void rs_range_add(RsAcc<T, K>& a, const T* xp, rs_u64 n, unsigned tid, un
   const rs_u64 tail = head + nvec * (rs_u64)VEC;
   const rs_u64 per_iter = (rs_u64)B * RS_UNROLL;
   const rs_u64 full = nvec / per_iter;
+  // As in rs_sum_body: this thread's vectors of an iteration are `step` values apart.
+  const rs_u64 step = (rs_u64)B * (rs_u64)VEC;
+  rs_u64 at = (rs_u64)tid * (rs_u64)VEC;
 #pragma unroll 1
-  for (rs_u64 it = 0; it < full; ++it) {
-    const rs_u64 v0 = it * per_iter + tid;
+  for (rs_u64 it = 0; it < full; ++it, at += RS_UNROLL * step) {
     T v[RS_UNROLL * RsF<T>::VEC];
 #pragma unroll
     for (int u = 0; u < RS_UNROLL; ++u) {
       T w[RsF<T>::VEC];
-      rs_ld16(xv + (v0 + (rs_u64)u * B) * (rs_u64)VEC, w);
+      rs_ld16(xv + at + (rs_u64)u * step, w);
 #pragma unroll
       for (int e = 0; e < VEC; ++e) v[u * VEC + e] = w[e];
     }
@@ -2809,18 +2828,19 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
   const rs_u64 base = t * tile;
   // The last tile may be partial: zeros stand for the values past n (see the fixed kernels).
   const unsigned cnt = (unsigned)(n - base < tile ? n - base : tile);
-  U mx = 0;
+  rs_u32 mx = 0;  // the largest key (rs_mag_key)
   {
     T v[E];
     rs_fetch<T, E>(x + base, cnt, v);
 #pragma unroll
     for (int j = 0; j < E; ++j) {
-      const U m = rs_bits(v[j]) & ~RsF<T>::SIGN;
+      const rs_u32 m = rs_mag_key(v[j]);
       mx = m > mx ? m : mx;
     }
     rs_put<T, E, false>(x + base, cnt, v, sm.vals);
   }
-  const U top_mag = rs_block_max<T>(mx, sm.M);  // its first barrier publishes the tile
+  // rs_block_max's first barrier publishes the tile.
+  const U top_mag = rs_block_max<T>(rs_key_mag<T>(mx), sm.M);
   // The tile's state (thread `pub` holds it): the fixed-window reduce (as
   // rs_tile_reduce_fixed_body), keeping each thread's exclusive sums of pieces for the scan,
   // or per-thread states and a block merge.

@@ -739,6 +739,11 @@ static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned blo
   const int k = fold.get();
   std::vector<T> out;
   bool ok = seg_kernels<T, K>(c, x.data(), block, fold_arg, out);
+  // The same values one element past a 16-byte boundary (each piece's values before its
+  // first boundary are added one at a time).
+  std::vector<T> shifted(x.size() + 1), mout;
+  std::copy(x.begin(), x.end(), shifted.begin() + 1);
+  ok = seg_kernels<T, K>(c, shifted.data() + 1, block, fold_arg, mout) && ok;
   const RsGroups G = rs_seg_groups(c.off.empty() ? nullptr : c.off.data(), c.nseg, c.stride, c.cols);
   // Rows also through rs_rows_short and rs_rows_long (the hosts take them for many short
   // rows and many long ones; any length is correct), one thread per row and one team per
@@ -759,10 +764,10 @@ static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned blo
     rs_clear(a);
     for (unsigned long long p = G.begin(g); p < G.end(g); ++p) rs_add_one(a, x[p]);
     const T want = rs_finish(a);
-    for (int form = 0; form < (alone.empty() ? 1 : 3); ++form) {
-      const T got = form == 2 ? teams[g] : form ? alone[g] : out[g];
+    for (int form = 0; form < (alone.empty() ? 2 : 4); ++form) {
+      const T got = form == 3 ? teams[g] : form == 2 ? alone[g] : form ? mout[g] : out[g];
       if (rs_bits(got) != rs_bits(want)) {
-        if (!g_quiet) printf("FAIL seg %s%s %s k%d block %u group %llu [%llu, %llu): got %llx want %llx\n", c.name.c_str(), form == 2 ? " (rs_rows_long)" : form ? " (rs_rows_short)" : "", sizeof(T) == 8 ? "f64" : "f32", k, block, g, G.begin(g), G.end(g),
+        if (!g_quiet) printf("FAIL seg %s%s %s k%d block %u group %llu [%llu, %llu): got %llx want %llx\n", c.name.c_str(), form == 3 ? " (rs_rows_long)" : form == 2 ? " (rs_rows_short)" : form ? " (misaligned)" : "", sizeof(T) == 8 ? "f64" : "f32", k, block, g, G.begin(g), G.end(g),
                              (unsigned long long)rs_bits(got), (unsigned long long)rs_bits(want));
         ok = false;
       }
