@@ -441,6 +441,53 @@ RS_DEV void rs_add_chunk(RsAcc<T, K>& a, T (&v)[M]) {
   a.pending += (rs_u32)M;
 }
 
+// The smallest key (rs_mag_key) of a value that would raise a's window or take the top
+// window's deposit, or 0 when every chunk must take rs_add_chunk's general path (an empty
+// state, a window at bin 0, or a threshold below the normals). index(x) >= top exactly when
+// x's exponent field is below MAX_EXP_FIELD - top * W + 1 (subnormals and zero are in the
+// bottom bin), and a key's exponent field is its magnitude's; specials are above every
+// threshold.
+template <typename T, int K>
+RS_DEV rs_u32 rs_add_thr(const RsAcc<T, K>& a) {
+  if (rs_is_zero(a.p[0])) return 0;
+  const int top = rs_window_index(a.p[0]);
+  if (top == 0) return 0;
+  const int f = RsF<T>::MAX_EXP_FIELD - top * RsF<T>::W + 1;
+  if (f <= 0) return 0;
+  return (rs_u32)f << (RsF<T>::MANT - (8 * (int)sizeof(T) - 32));
+}
+
+// rs_add_chunk for a loop that keeps thr = rs_add_thr(a) between chunks: a chunk whose
+// largest key is below thr leaves the window as it is (rs_update would return at once) and
+// is not a top window's, so it skips the bin index and the window checks; any other chunk
+// takes the general path and sets thr afresh. The same operations on the slots, so the
+// same bits.
+template <typename T, int K, int M>
+RS_DEV void rs_add_chunk_thr(RsAcc<T, K>& a, T (&v)[M], rs_u32& thr) {
+  rs_u32 mx = 0;
+#pragma unroll
+  for (int j = 0; j < M; ++j) {
+    const rs_u32 m = rs_mag_key(v[j]);
+    mx = m > mx ? m : mx;
+  }
+  if (mx >= thr) {
+    rs_add_chunk(a, v);
+    thr = rs_add_thr(a);
+    return;
+  }
+  if (a.pending + (rs_u32)M > (rs_u32)RsF<T>::ENDURANCE) {
+    rs_renorm(a);
+    a.pending = 0;
+  }
+  if constexpr (K < 0 || K >= 4) {
+    rs_deposit_chunk(a, v, false);
+  } else {
+#pragma unroll
+    for (int j = 0; j < M; ++j) rs_deposit(a, v[j]);
+  }
+  a.pending += (rs_u32)M;
+}
+
 // Exact merge of b into a (the core's merge) when both are renormalised; b is clobbered.
 template <typename T, int K>
 RS_DEV void rs_merge_renormed(RsAcc<T, K>& a, RsAcc<T, K>& b) {
@@ -827,6 +874,7 @@ RS_DEV void rs_sum_body(const T* x, rs_u64 n, T* states, rs_u32* counter, T* res
   // moves by RS_UNROLL steps (additions, not a 64-bit product per load).
   const rs_u64 step = nthreads * (rs_u64)VEC;
   rs_u64 at = gtid * (rs_u64)VEC;
+  rs_u32 thr = 0;
   for (rs_u64 it = 0; it < full; ++it, at += RS_UNROLL * step) {
     T v[RS_UNROLL * RsF<T>::VEC];
 #pragma unroll
@@ -836,7 +884,7 @@ RS_DEV void rs_sum_body(const T* x, rs_u64 n, T* states, rs_u32* counter, T* res
 #pragma unroll
       for (int e = 0; e < VEC; ++e) v[u * VEC + e] = w[e];
     }
-    rs_add_chunk(a, v);
+    rs_add_chunk_thr(a, v, thr);
   }
   for (rs_u64 vi = full * per_iter + gtid; vi < nvec; vi += nthreads) {
     T w[RsF<T>::VEC];
@@ -2076,6 +2124,7 @@ RS_DEV void rs_range_add(RsAcc<T, K>& a, const T* xp, rs_u64 n, unsigned tid, un
   // As in rs_sum_body: this thread's vectors of an iteration are `step` values apart.
   const rs_u64 step = (rs_u64)B * (rs_u64)VEC;
   rs_u64 at = (rs_u64)tid * (rs_u64)VEC;
+rs_u32 thr = rs_add_thr(a);
 #pragma unroll 1
   for (rs_u64 it = 0; it < full; ++it, at += RS_UNROLL * step) {
     T v[RS_UNROLL * RsF<T>::VEC];
@@ -2086,7 +2135,7 @@ RS_DEV void rs_range_add(RsAcc<T, K>& a, const T* xp, rs_u64 n, unsigned tid, un
 #pragma unroll
       for (int e = 0; e < VEC; ++e) v[u * VEC + e] = w[e];
     }
-    rs_add_chunk(a, v);
+    rs_add_chunk_thr(a, v, thr);
   }
   for (rs_u64 vi = full * per_iter + tid; vi < nvec; vi += B) {
     T w[RsF<T>::VEC];
@@ -2142,6 +2191,7 @@ RS_DEV void rs_rows_short_body(const T* x, rs_u64 rows, rs_u64 cols, rs_u64 stri
     const rs_u64 nr = rows - r0 < B ? rows - r0 : B;
     RsAcc<T, K> a(f);
     rs_clear(a);
+    rs_u32 thr = 0;  // rs_add_thr(a), kept by rs_add_chunk_thr
     T v[C];
     if (nchunks) rs_rows_fetch(x + r0 * stride, nr, cols, stride, 0, v);
 #pragma unroll 1
@@ -2161,7 +2211,7 @@ RS_DEV void rs_rows_short_body(const T* x, rs_u64 rows, rs_u64 cols, rs_u64 stri
           T w[C];
 #pragma unroll
           for (int j = 0; j < C; ++j) w[j] = mine[j];
-          rs_add_chunk(a, w);
+          rs_add_chunk_thr(a, w, thr);
         } else {
           for (int j = 0; j < (int)(cols - c0); ++j) rs_add_one(a, mine[j]);
         }

@@ -382,7 +382,10 @@ static void launch(unsigned grid, unsigned block, size_t smem, const std::functi
   }
 }
 
-struct Case { std::string name, dtype; int fold; std::vector<unsigned long long> in, cum, start; unsigned long long sum; bool gen = false; };
+// `state`: for generated cases, the whole renormalised state of the sum (rs_store's 2K + 1
+// words), which the sum kernel's result must match word for word (a finer check than the
+// value: a deposit into a window one binade too low can leave the value's bits alone).
+struct Case { std::string name, dtype; int fold; std::vector<unsigned long long> in, cum, start, state; unsigned long long sum; bool gen = false; };
 
 
 
@@ -408,6 +411,12 @@ static bool run_t(const Case& c, unsigned block, unsigned grid) {
     if (!g_quiet) printf("FAIL sum %s block %u grid %u: got %llx want %llx\n", c.name.c_str(), block, grid, (unsigned long long)rs_bits(result[2 * k + 1]), c.sum);
     ok = false;
   }
+  for (size_t j = 0; j < c.state.size(); ++j)
+    if ((unsigned long long)rs_bits(result[j]) != c.state[j]) {
+      if (!g_quiet) printf("FAIL sum state %s block %u grid %u: word %zu got %llx want %llx\n", c.name.c_str(), block, grid, j, (unsigned long long)rs_bits(result[j]), c.state[j]);
+      ok = false;
+      break;
+    }
   if (counter != 0) { if (!g_quiet) printf("FAIL counter not reset\n"); ok = false; }
   // The cumsum twice: as gpu/src/cuda.rs does it (the reduce pass hands its per-thread sums
   // of pieces to the scan pass), blocks in order; and without the handed sums (the scan pass
@@ -592,10 +601,11 @@ static std::vector<Case> read_cases(const char* path) {
 // Generated cases (--random SEED): long inputs whose cumulative sums cross many tiles, so the
 // fixed-window tile scan runs, and patterns that make it fall back or move carries: uniform
 // values, mixed signs and magnitudes, values near the top of the window (carries move often),
-// growing magnitudes (the window rises in later tiles), a NaN late on, and specials early (a
-// NaN, then an -Inf every 997 values: most tiles go to the general kernels, several per block). The expected bits
-// are the kernels' own element-by-element definition (rs_add_one, then the value), which the
-// shared vectors tie to the core.
+// growing magnitudes (the window rises in later tiles; "binades" through many bins, one
+// binade at a time), a NaN late on, and specials early (a NaN, then an -Inf every 997 values:
+// most tiles go to the general kernels, several per block). The expected bits are the
+// kernels' own element-by-element definition (rs_add_one, then the value), which the shared
+// vectors tie to the core.
 template <typename T, int K>
 static Case gen_case(const char* pattern, unsigned long long seed, size_t n) {
   typedef typename RsF<T>::U U;
@@ -613,6 +623,10 @@ static Case gen_case(const char* pattern, unsigned long long seed, size_t n) {
     else if (p == "mixed") v = (unit() - 0.5) * std::ldexp(1.0, (int)(next() % 24) - 12);
     else if (p == "near_top") v = 0.99 + 0.01 * unit();  // all the same sign and size: carries move
     else if (p == "growing") v = (unit() + 0.5) * std::ldexp(1.0, (int)(i / 700));
+    // One binade up every 64 values across several bins (f64 bins are 40 binades, f32 13):
+    // a thread's later chunk is the first to reach each new bin, often by one binade only
+    // (the window thresholds' edges).
+    else if (p == "binades") v = (unit() - 0.25) * std::ldexp(1.0, (int)(i / 64) - 40);
     // Magnitudes that step up (down) by several binades every 300 values, so that the tiles'
     // windows differ (the look-back merges states of different windows): f64 10 binades a
     // step (a bin is 40), f32 3 (a bin is 13).
@@ -637,11 +651,15 @@ static Case gen_case(const char* pattern, unsigned long long seed, size_t n) {
   RsAcc<T, K> b = a;
   rs_renorm(b);
   c.sum = (unsigned long long)rs_bits(rs_value(b));
+  std::vector<T> st(2 * K + 1);
+  rs_store(st.data(), 0, 1, b);
+  for (T w : st) c.state.push_back((unsigned long long)rs_bits(w));
   return c;
 }
 
 static void add_generated(std::vector<Case>& cs, unsigned long long seed) {
-  const char* patterns[] = {"uniform", "mixed", "near_top", "growing", "steps_up", "steps_down", "nan_late", "specials_early"};
+  const char* patterns[] = {"uniform",    "mixed",      "near_top", "growing",       "binades",
+                            "steps_up",   "steps_down", "nan_late", "specials_early"};
   for (const char* p : patterns) {
     const size_t n = 5000 + (size_t)(seed % 7) * 531;
     cs.push_back(gen_case<double, 3>(p, seed, n));
@@ -651,6 +669,12 @@ static void add_generated(std::vector<Case>& cs, unsigned long long seed) {
   cs.push_back(gen_case<double, 8>("near_top", seed + 3, 4500));
   cs.push_back(gen_case<float, 2>("near_top", seed + 4, 4500));
   cs.push_back(gen_case<float, 8>("mixed", seed + 5, 4500));
+  // The slot-by-slot deposit (fold 4 on) and the run-time-fold kernels (past 8) as the window
+  // rises bin after bin.
+  cs.push_back(gen_case<double, 8>("binades", seed + 6, 4500));
+  cs.push_back(gen_case<float, 6>("binades", seed + 7, 4500));
+  cs.push_back(gen_case<double, 12>("binades", seed + 8, 4500));
+  cs.push_back(gen_case<float, 12>("binades", seed + 9, 4500));
 }
 
 // The largest fold of the cases run (--max-fold: a shorter run that still takes the
