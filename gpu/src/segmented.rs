@@ -41,15 +41,16 @@ pub const SEG_BLOCK: u32 = 128;
 pub const SEG_SUM_BLOCK: u32 = 64;
 
 /// Threads per block of the long groups' kernel (`rs_seg_long`) for f64 (any block size is
-/// correct).
-pub const SEG_LONG_BLOCK: u32 = 128;
+/// correct). A block adds each piece of a long group and then merges its threads' states (a
+/// tree of log2(block) levels with a barrier each): larger blocks merge more per piece,
+/// smaller ones hold fewer loads in flight. Measured on the H200 (segments of average length
+/// 1e4; docs/PERFORMANCE.md): 64 was 3-5% faster than 128 at 1e8 and 1e9 values, 256 30-40%
+/// slower, 32 4-5% slower.
+pub const SEG_LONG_BLOCK: u32 = 64;
 
-/// Threads per block of `rs_seg_long` for f32: a block adds each piece of a long group and
-/// then merges its threads' states (a tree of log2(block) levels with a barrier each), so
-/// smaller blocks merge less per piece. Measured on the H200 (segments of average length 1e4,
-/// 1e8 values): 5-9% faster than 128 for f32 in four rounds over two runs, 2-5% slower for
-/// f64 in two, hence a size per type.
-pub const SEG_LONG_BLOCK_F32: u32 = 32;
+/// Threads per block of `rs_seg_long` for f32 (see [`SEG_LONG_BLOCK`]). Measured on the
+/// H200: 64 as fast as 32 at 1e8 values and 3.5% faster at 1e9; 128 5-9% slower than 32.
+pub const SEG_LONG_BLOCK_F32: u32 = 64;
 
 /// The most tiles per chunk of the long groups' kernel: each block adds the long groups'
 /// pieces in chunks of m tiles of positions, m chosen per call so that the chunks make a
