@@ -2124,7 +2124,7 @@ RS_DEV void rs_range_add(RsAcc<T, K>& a, const T* xp, rs_u64 n, unsigned tid, un
   // As in rs_sum_body: this thread's vectors of an iteration are `step` values apart.
   const rs_u64 step = (rs_u64)B * (rs_u64)VEC;
   rs_u64 at = (rs_u64)tid * (rs_u64)VEC;
-rs_u32 thr = rs_add_thr(a);
+  rs_u32 thr = rs_add_thr(a);
 #pragma unroll 1
   for (rs_u64 it = 0; it < full; ++it, at += RS_UNROLL * step) {
     T v[RS_UNROLL * RsF<T>::VEC];
