@@ -392,6 +392,30 @@ RS_DEV void rs_deposit_chunk(RsAcc<T, K>& a, const T (&v)[M], bool top) {
   a.p[k - 1] = m;
 }
 
+// Deposits M finite values into a window that holds them (rs_add_chunk's and
+// rs_add_chunk_thr's common part): a renorm first if they would pass the endurance, then the
+// top window's deposit where `may_top` and the window starts at bin 0, else the plain one.
+template <typename T, int K, int M>
+RS_DEV void rs_deposit_finite(RsAcc<T, K>& a, const T (&v)[M], bool may_top) {
+  if (a.pending + (rs_u32)M > (rs_u32)RsF<T>::ENDURANCE) {
+    rs_renorm(a);
+    a.pending = 0;
+  }
+  const bool top = may_top && rs_window_index(a.p[0]) == 0;
+  // From fold 4 on, slot by slot with the zero check (rs_deposit_chunk); folds 2 and 3 have
+  // no slot a check could skip, so they deposit value by value.
+  if constexpr (K < 0 || K >= 4) {
+    rs_deposit_chunk(a, v, top);
+  } else if (top) {
+#pragma unroll
+    for (int j = 0; j < M; ++j) rs_deposit_top(a, v[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < M; ++j) rs_deposit(a, v[j]);
+  }
+  a.pending += (rs_u32)M;
+}
+
 // Adds M values: the largest magnitude raises the window once (the core's add_slice).
 // A chunk with NaN or Inf (rare) sets the flags, and its finite values are added with the
 // specials replaced by zeros (a zero deposit changes nothing once a window exists); a chunk
@@ -423,22 +447,7 @@ RS_DEV void rs_add_chunk(RsAcc<T, K>& a, T (&v)[M]) {
     mx = fmx;
   }
   rs_update(a, rs_index<T>(rs_key_mag<T>(mx)));
-  if (a.pending + (rs_u32)M > (rs_u32)RsF<T>::ENDURANCE) {
-    rs_renorm(a);
-    a.pending = 0;
-  }
-  // From fold 4 on, slot by slot with the zero check (rs_deposit_chunk); folds 2 and 3 have
-  // no slot a check could skip, so they deposit value by value.
-  if constexpr (K < 0 || K >= 4) {
-    rs_deposit_chunk(a, v, rs_window_index(a.p[0]) == 0);
-  } else if (rs_window_index(a.p[0]) == 0) {
-#pragma unroll
-    for (int j = 0; j < M; ++j) rs_deposit_top(a, v[j]);
-  } else {
-#pragma unroll
-    for (int j = 0; j < M; ++j) rs_deposit(a, v[j]);
-  }
-  a.pending += (rs_u32)M;
+  rs_deposit_finite(a, v, true);
 }
 
 // The smallest key (rs_mag_key) of a value that would raise a's window or take the top
@@ -475,17 +484,7 @@ RS_DEV void rs_add_chunk_thr(RsAcc<T, K>& a, T (&v)[M], rs_u32& thr) {
     thr = rs_add_thr(a);
     return;
   }
-  if (a.pending + (rs_u32)M > (rs_u32)RsF<T>::ENDURANCE) {
-    rs_renorm(a);
-    a.pending = 0;
-  }
-  if constexpr (K < 0 || K >= 4) {
-    rs_deposit_chunk(a, v, false);
-  } else {
-#pragma unroll
-    for (int j = 0; j < M; ++j) rs_deposit(a, v[j]);
-  }
-  a.pending += (rs_u32)M;
+  rs_deposit_finite(a, v, false);
 }
 
 // Exact merge of b into a (the core's merge) when both are renormalised; b is clobbered.
