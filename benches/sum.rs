@@ -14,17 +14,23 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use rayon::prelude::*;
 use reprosum_testkit::TestFloat;
 
-/// Values of mixed sign and magnitude (fixed seed).
+/// Values of mixed sign and magnitude (fixed seed): magnitudes 2^-13..2^11 (24 binades),
+/// or with `REPROSUM_BENCH_DATA=unit` uniform in [0, 1) (fewer of the window's slots per
+/// value, so the deposit ends early more often at folds above 3).
 fn data<T: TestFloat>(n: usize) -> Vec<T> {
+    let unit = std::env::var("REPROSUM_BENCH_DATA").is_ok_and(|d| d == "unit");
     let mut s = 0x1234_5678_9ABC_DEF0u64;
     (0..n)
         .map(|_| {
             s ^= s << 13;
             s ^= s >> 7;
             s ^= s << 17;
-            let m = (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            let m = (s >> 11) as f64 / (1u64 << 53) as f64;
+            if unit {
+                return T::from_f64_round(m);
+            }
             let e = ((s >> 3) % 24) as i32 - 12;
-            T::from_f64_round(m * 2f64.powi(e))
+            T::from_f64_round((m - 0.5) * 2f64.powi(e))
         })
         .collect()
 }

@@ -655,10 +655,16 @@ mod arm {
 
     /// [`step`] on vectors: the same operations, lane by lane, on `R` vectors of values.
     #[inline(always)]
-    fn vstep<T: Float, V: Vector, const R: usize>(v: V, acc: &mut [[V::V; R]], mut x: [V::V; R], top: bool) {
+    fn vstep<T: Float, V: Vector, const R: usize>(
+        v: V,
+        acc: &mut [[V::V; R]],
+        mut x: [V::V; R],
+        top: bool,
+        checks: &Checks,
+    ) -> usize {
         let acc_len = acc.len();
         let Some((last, body)) = acc.split_last_mut() else {
-            return;
+            return acc_len;
         };
         let mut rows = body.iter_mut();
         if top {
@@ -686,13 +692,14 @@ mod arm {
                 x[i] = v.add(x[i], v.sub(m, q));
             }
             done += 1;
-            if worth_checking(done, acc_len) && x.iter().all(|&xi| v.is_zero(xi)) {
-                return;
+            if worth_checking(done, acc_len) && checks.at(done) && x.iter().all(|&xi| v.is_zero(xi)) {
+                return done;
             }
         }
         for i in 0..R {
             last[i] = v.add(last[i], v.or_low_bit(x[i]));
         }
+        acc_len
     }
 
     /// [`lanes`] with the copies in NEON registers (`R` vectors of `v.N` lanes per slot,
@@ -725,6 +732,7 @@ mod arm {
             *a = [v.splat_bits(s.bits()); R];
         }
         let mut keys = [v.keys_zero(); R];
+        let mut checks = Checks::new();
         let mut groups = block.chunks_exact(COPIES);
         for g in &mut groups {
             let mut x = [zero; R];
@@ -735,7 +743,10 @@ mod arm {
                 }
             }
             prefetch_ahead(g, far);
-            vstep::<T, V, R>(v, acc, x, top);
+            let went = vstep::<T, V, R>(v, acc, x, top, &checks);
+            if Checks::adapts::<T, CAP>() {
+                checks.record(k, went);
+            }
         }
         // The tail: padded with zeros, which deposit nothing (see `lanes`).
         let rest = groups.remainder();
@@ -749,7 +760,7 @@ mod arm {
                     keys[i] = v.keys_max(keys[i], *xi);
                 }
             }
-            vstep::<T, V, R>(v, acc, x, top);
+            vstep::<T, V, R>(v, acc, x, top, &checks);
         }
         if SPEC {
             // As in `lanes`: every value finite, and the largest's bin not above the
@@ -772,12 +783,13 @@ mod arm {
 }
 
 /// One deposit step of `L` independent values into `L` copies of a window of `acc.len()`
-/// slots (at least 2).
+/// slots (at least 2). Returns how many slots the values went through: `acc.len()`, or
+/// fewer where a check that `checks` allows found every remainder zero.
 #[inline(always)]
-fn step<T: Float, const L: usize>(acc: &mut [[T; L]], mut x: [T; L], top: bool) {
+fn step<T: Float, const L: usize>(acc: &mut [[T; L]], mut x: [T; L], top: bool, checks: &Checks) -> usize {
     let acc_len = acc.len();
     let Some((last, body)) = acc.split_last_mut() else {
-        return;
+        return acc_len;
     };
     let mut rows = body.iter_mut();
     if top {
@@ -805,13 +817,14 @@ fn step<T: Float, const L: usize>(acc: &mut [[T; L]], mut x: [T; L], top: bool) 
             x[i] = x[i] + (m - q);
         }
         done += 1;
-        if worth_checking(done, acc_len) && all_zero(&x) {
-            return;
+        if worth_checking(done, acc_len) && checks.at(done) && all_zero(&x) {
+            return done;
         }
     }
     for i in 0..L {
         last[i] = last[i] + x[i].or_low_bit();
     }
+    acc_len
 }
 
 /// Whether, after `done` slots of a window of `k`, checking the remainders for zeros
@@ -833,11 +846,107 @@ fn all_zero<T: Float, const L: usize>(x: &[T; L]) -> bool {
     x.iter().fold(true, |z, &v| z & (v == T::ZERO))
 }
 
+/// Where a block's deposit checks for remainders that are all zero ([`all_zero`]): a choice
+/// of speed only, never of bits (a check that finds them zero skips slots that would receive
+/// nothing). The first [`Checks::SAMPLE`] groups of a block check after every slot where
+/// [`worth_checking`] allows; the rest check only where that sample says it pays (in the
+/// instances where [`Checks::adapts`]; the others keep every check). A check that fails
+/// costs about half a slot's work (one compare per vector beside the slot's add, subtract,
+/// add and or), so on data whose values need every slot (f32 values spread over many
+/// binades, whose 13-bit bins take a value in up to 5 slots) checking after every slot cost
+/// as much as it saved.
+struct Checks {
+    /// Bit `d` set: check after `d` slots.
+    mask: u64,
+    /// Groups sampled so far.
+    sampled: u8,
+    /// `ended[d]`: sampled groups whose remainders were first all zero after `d` slots.
+    ended: [u8; 64],
+}
+
+impl Checks {
+    /// Groups sampled at the start of each block (a full block holds 256 groups or more).
+    const SAMPLE: u8 = 16;
+
+    /// Whether the instance for `CAP` slots samples and chooses (else it checks wherever
+    /// [`worth_checking`] allows). Measured on an AVX-512 Xeon (docs/PERFORMANCE.md): at
+    /// folds 2 to 4 sampling cost more than it could save (fold 4 has one check, after two
+    /// slots, which saves two when it stops a group: up to 12% slower on f64 values in
+    /// [0, 1)); for f32 at the folds above 8 (the copies in the L1 cache, the fold read at
+    /// run time) the chosen checks ran 2-7% slower than every check, for reasons not found.
+    #[inline(always)]
+    const fn adapts<T: Float, const CAP: usize>() -> bool {
+        CAP >= 5 && (CAP < FOLD_CAP || T::BYTES == 8)
+    }
+
+    #[inline(always)]
+    fn new() -> Checks {
+        Checks {
+            mask: u64::MAX,
+            sampled: 0,
+            ended: [0; 64],
+        }
+    }
+
+    /// Whether to check after `done` slots.
+    #[inline(always)]
+    fn at(&self, done: usize) -> bool {
+        done < 64 && self.mask >> done & 1 != 0
+    }
+
+    /// Counts a sampled group that went through `went` slots of `k` (fewer than `k`: a
+    /// check found its remainders zero), and chooses the checks once the sample is full.
+    #[inline(always)]
+    fn record(&mut self, k: usize, went: usize) {
+        if self.sampled < Self::SAMPLE {
+            if went < k {
+                if let Some(e) = self.ended.get_mut(went) {
+                    *e += 1;
+                }
+            }
+            self.sampled += 1;
+            if self.sampled == Self::SAMPLE {
+                self.choose(k);
+            }
+        }
+    }
+
+    /// Keeps the check after `d` slots where the groups it would stop save more than the
+    /// checks cost: `e` groups stopping there save the `k - d` slots left (the last one's add
+    /// counted), each group still going pays half a slot for the check. Groups whose check
+    /// is dropped stop at the next check kept (their remainders stay zero).
+    #[inline(never)]
+    fn choose(&mut self, k: usize) {
+        let mut mask = 0u64;
+        let mut going = u32::from(self.sampled);
+        let mut stopped = 0u32;
+        for d in 2..k.min(64) {
+            if !worth_checking(d, k) {
+                continue;
+            }
+            stopped += u32::from(self.ended.get(d).copied().unwrap_or(0));
+            if 2 * stopped * (k - d) as u32 > going {
+                mask |= 1 << d;
+                going -= stopped.min(going);
+                stopped = 0;
+            }
+        }
+        self.mask = mask;
+    }
+}
+
 /// How far ahead of the group being deposited [`prefetch_ahead`] asks for data: 8 KiB
 /// (measured on an AVX-512 Xeon: 4 to 16 KiB into L1 all beat hardware prefetching alone
 /// and prefetching a whole block ahead into L2, for data in L3 or memory).
 #[cfg(target_arch = "x86_64")]
 const PREFETCH_BYTES: usize = 8 << 10;
+
+/// The fold instances of [`lanes`] up to this one prefetch ([`prefetch_ahead`]); above it
+/// (folds 5 to 8, and every fold above 8) the deposit takes long enough per value that the
+/// hardware's own prefetch keeps up, and the prefetch instructions only cost: measured on
+/// an AVX-512 Xeon at 1e7 values, f64 folds 5, 6, 8 and 16 ran 3-8% faster without them,
+/// f32 0-3%, in cache within 1% (docs/PERFORMANCE.md), while fold 3 loses 8% without them.
+const PREFETCH_FOLDS: usize = 4;
 
 /// How far ahead [`prefetch_ahead`] also asks for data into the L2 cache when the slice
 /// being added is larger than [`FAR_BYTES`]: 32 KiB (measured on this project's Zen 4
@@ -924,6 +1033,7 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
         *a = [s; L];
     }
     let mut keys = [T::ZERO; L];
+    let mut checks = Checks::new();
     let mut groups = block.chunks_exact(L);
     if top {
         for g in &mut groups {
@@ -931,8 +1041,13 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
             if SPEC {
                 T::max_abs_keys(&mut keys, &x);
             }
-            prefetch_ahead(g, far);
-            step::<T, L>(acc, x, true);
+            if CAP <= PREFETCH_FOLDS {
+                prefetch_ahead(g, far);
+            }
+            let went = step::<T, L>(acc, x, true, &checks);
+            if Checks::adapts::<T, CAP>() {
+                checks.record(k, went);
+            }
         }
     } else {
         for g in &mut groups {
@@ -940,8 +1055,13 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
             if SPEC {
                 T::max_abs_keys(&mut keys, &x);
             }
-            prefetch_ahead(g, far);
-            step::<T, L>(acc, x, false);
+            if CAP <= PREFETCH_FOLDS {
+                prefetch_ahead(g, far);
+            }
+            let went = step::<T, L>(acc, x, false, &checks);
+            if Checks::adapts::<T, CAP>() {
+                checks.record(k, went);
+            }
         }
     }
     // The tail: pad with zeros, which deposit nothing (0 with the low bit set is the
@@ -953,7 +1073,7 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
         if SPEC {
             T::max_abs_keys(&mut keys, &x);
         }
-        step::<T, L>(acc, x, top);
+        step::<T, L>(acc, x, top, &checks);
     }
     if SPEC {
         // Every value finite, and the largest's bin not above the window's top bin (so
@@ -1059,6 +1179,47 @@ mod tests {
             pf.path(),
             xs.len()
         );
+    }
+
+    /// The checks a sample chooses: kept where the groups they stop save more than the
+    /// checks cost, dropped (their groups moving on to the next check kept) elsewhere.
+    #[test]
+    fn checks_kept_only_where_they_pay() {
+        let chosen = |k: usize, ended: &[(usize, u8)]| {
+            let mut ch = Checks::new();
+            assert_eq!(ch.mask, u64::MAX, "the sample checks everywhere");
+            let mut n = 0;
+            for &(d, e) in ended {
+                for _ in 0..e {
+                    ch.record(k, d);
+                    n += 1;
+                }
+            }
+            for _ in n..Checks::SAMPLE {
+                ch.record(k, k);
+            }
+            ch.mask
+        };
+        // Every group done after two slots of eight: check there only.
+        assert_eq!(chosen(8, &[(2, 16)]), 1 << 2);
+        // No group ever done early (f32 values over many binades at fold 6): no checks.
+        assert_eq!(chosen(6, &[]), 0);
+        // Every group done after four slots of eight: the checks at 2 and 3 never stop one.
+        assert_eq!(chosen(8, &[(4, 16)]), 1 << 4);
+        // Two of sixteen done after two slots of six: too few to pay at 2, 3 or 4.
+        assert_eq!(chosen(6, &[(2, 2)]), 0);
+        // Half after two slots of twelve, the rest after five: both checks pay.
+        assert_eq!(chosen(12, &[(2, 8), (5, 8)]), (1 << 2) | (1 << 5));
+        // Three of sixteen after two slots of twelve (2 * 3 * 10 > 16), then all the rest
+        // at the fifth.
+        assert_eq!(chosen(12, &[(2, 3), (5, 13)]), (1 << 2) | (1 << 5));
+        // Fold 3 has no check worth making; later records change nothing.
+        let mut ch = Checks::new();
+        for _ in 0..2 * Checks::SAMPLE {
+            ch.record(3, 3);
+        }
+        assert_eq!(ch.mask, 0);
+        assert!(!ch.at(2));
     }
 
     /// Every path this CPU runs (passed as a value: no process-wide state), every fold of
