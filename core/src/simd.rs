@@ -944,8 +944,8 @@ const PREFETCH_BYTES: usize = 8 << 10;
 /// The fold instances of [`lanes`] up to this one prefetch ([`prefetch_ahead`]); above it
 /// (folds 5 to 8, and every fold above 8) the deposit takes long enough per value that the
 /// hardware's own prefetch keeps up, and the prefetch instructions only cost: measured on
-/// an AVX-512 Xeon at 1e7 values, f64 folds 5, 6, 8 and 16 ran 3-8% faster without them,
-/// f32 0-3%, in cache within 1% (docs/PERFORMANCE.md), while fold 3 loses 8% without them.
+/// an AVX-512 Xeon at 1e7 values, f64 folds 5, 6 and 8 ran 6-8% faster without them (fold
+/// 16 3%), f32 0-3%, in cache within 1% (docs/PERFORMANCE.md); fold 3 loses 8% without them.
 const PREFETCH_FOLDS: usize = 4;
 
 /// How far ahead [`prefetch_ahead`] also asks for data into the L2 cache when the slice
