@@ -732,7 +732,7 @@ mod arm {
             *a = [v.splat_bits(s.bits()); R];
         }
         let mut keys = [v.keys_zero(); R];
-        let mut checks = Checks::new();
+        let mut checks = Checks::new(far);
         let mut groups = block.chunks_exact(COPIES);
         for g in &mut groups {
             let mut x = [zero; R];
@@ -854,10 +854,14 @@ fn all_zero<T: Float, const L: usize>(x: &[T; L]) -> bool {
 /// costs about half a slot's work (one compare per vector beside the slot's add, subtract,
 /// add and or), so on data whose values need every slot (f32 values spread over many
 /// binades, whose 13-bit bins take a value in up to 5 slots) checking after every slot cost
-/// as much as it saved.
+/// as much as it saved. A check that stops some groups and not others is a branch the CPU
+/// mispredicts, which costs more than the check's arithmetic, most where the data come from
+/// beyond the L2 cache (`far`): [`Checks::choose`] counts that too.
 struct Checks {
     /// Bit `d` set: check after `d` slots.
     mask: u64,
+    /// The block's slice does not fit the L2 cache (see [`prefetch_ahead`]).
+    far: bool,
     /// Groups sampled so far.
     sampled: u8,
     /// `ended[d]`: sampled groups whose remainders were first all zero after `d` slots.
@@ -867,6 +871,13 @@ struct Checks {
 impl Checks {
     /// Groups sampled at the start of each block (a full block holds 256 groups or more).
     const SAMPLE: u8 = 16;
+
+    /// A mispredicted check, in half-slots, for data in the L2 cache or nearer and for data
+    /// from beyond it (measured on an AVX-512 Xeon, docs/PERFORMANCE.md: f32 values in
+    /// [0, 1) at fold 6, where about half the groups stop after two slots, ran 1.5x faster
+    /// at 1e7 values without the checks that stop some groups and not others).
+    const MISS: u32 = 2;
+    const MISS_FAR: u32 = 12;
 
     /// Whether the instance for `CAP` slots samples and chooses (else it checks wherever
     /// [`worth_checking`] allows). Measured on an AVX-512 Xeon (docs/PERFORMANCE.md): at
@@ -880,9 +891,10 @@ impl Checks {
     }
 
     #[inline(always)]
-    fn new() -> Checks {
+    fn new(far: bool) -> Checks {
         Checks {
             mask: u64::MAX,
+            far,
             sampled: 0,
             ended: [0; 64],
         }
@@ -913,10 +925,13 @@ impl Checks {
 
     /// Keeps the check after `d` slots where the groups it would stop save more than the
     /// checks cost: `e` groups stopping there save the `k - d` slots left (the last one's add
-    /// counted), each group still going pays half a slot for the check. Groups whose check
-    /// is dropped stop at the next check kept (their remainders stay zero).
+    /// counted), each group still going pays half a slot for the check, and a check whose
+    /// outcome varies from group to group pays a mispredicted branch for each group of the
+    /// smaller side ([`Checks::MISS`] half-slots). Groups whose check is dropped stop at the
+    /// next check kept (their remainders stay zero).
     #[inline(never)]
     fn choose(&mut self, k: usize) {
+        let miss = if self.far { Self::MISS_FAR } else { Self::MISS };
         let mut mask = 0u64;
         let mut going = u32::from(self.sampled);
         let mut stopped = 0u32;
@@ -925,7 +940,8 @@ impl Checks {
                 continue;
             }
             stopped += u32::from(self.ended.get(d).copied().unwrap_or(0));
-            if 2 * stopped * (k - d) as u32 > going {
+            let mixed = stopped.min(going.saturating_sub(stopped));
+            if 2 * stopped * (k - d) as u32 > going + miss * mixed {
                 mask |= 1 << d;
                 going -= stopped.min(going);
                 stopped = 0;
@@ -1033,7 +1049,7 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
         *a = [s; L];
     }
     let mut keys = [T::ZERO; L];
-    let mut checks = Checks::new();
+    let mut checks = Checks::new(far);
     let mut groups = block.chunks_exact(L);
     if top {
         for g in &mut groups {
@@ -1186,7 +1202,7 @@ mod tests {
     #[test]
     fn checks_kept_only_where_they_pay() {
         let chosen = |k: usize, ended: &[(usize, u8)]| {
-            let mut ch = Checks::new();
+            let mut ch = Checks::new(false);
             assert_eq!(ch.mask, u64::MAX, "the sample checks everywhere");
             let mut n = 0;
             for &(d, e) in ended {
@@ -1213,8 +1229,18 @@ mod tests {
         // Three of sixteen after two slots of twelve (2 * 3 * 10 > 16), then all the rest
         // at the fifth.
         assert_eq!(chosen(12, &[(2, 3), (5, 13)]), (1 << 2) | (1 << 5));
+        // Half of sixteen done after two slots of six: the check pays for data in the L2
+        // cache, not for data from beyond it, where it mispredicts for half the groups.
+        assert_eq!(chosen(6, &[(2, 8)]), 1 << 2);
+        let mut far = Checks::new(true);
+        for d in [2, 6] {
+            for _ in 0..8 {
+                far.record(6, d);
+            }
+        }
+        assert_eq!(far.mask, 0);
         // Fold 3 has no check worth making; later records change nothing.
-        let mut ch = Checks::new();
+        let mut ch = Checks::new(false);
         for _ in 0..2 * Checks::SAMPLE {
             ch.record(3, 3);
         }
