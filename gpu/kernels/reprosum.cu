@@ -3000,7 +3000,7 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
 // as its last argument (a constant fold's kernels ignore it), so that one argument list
 // serves both.
 #define RS_INSTANTIATE_GENERAL(T, TN, KN, K)                                                          \
-  RS_KERNEL void RS_SUM_BOUNDS_##KN rs_sum_##TN##_k##KN(const T* x, rs_u64 n, T* states,             \
+  RS_KERNEL void RS_SUM_BOUNDS_##TN##_##KN rs_sum_##TN##_k##KN(const T* x, rs_u64 n, T* states,             \
                                                         rs_u32* counter, T* result, rs_u64 fold) {  \
     rs_sum_body<T, K>(x, n, states, counter, result, RsFold<K>(fold));                              \
   }                                                                                                 \
@@ -3081,20 +3081,30 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                                                   prefixes, list, (rs_u32)epoch);                   \
   }
 
-// The sum kernel's launch bounds per fold (CUDA): folds 4 to 8 keep every slot in registers
-// (f64 without bounds: 68 at fold 4, 84 to 124 at folds 5 to 8, which left two blocks of
-// 256 threads per multiprocessor); bounded to three blocks (at most 80 registers; f64 folds
-// 6 to 8 then spill a little to local memory) more loads are in flight: f64 folds 5 to 8
-// went from 84-85% to 91-96% of the plain read on the H200 (2026-12-03). The others have
-// no bounds.
-#define RS_SUM_BOUNDS_2
-#define RS_SUM_BOUNDS_3
-#define RS_SUM_BOUNDS_4 RS_BOUNDS(256, 3)
-#define RS_SUM_BOUNDS_5 RS_BOUNDS(256, 3)
-#define RS_SUM_BOUNDS_6 RS_BOUNDS(256, 3)
-#define RS_SUM_BOUNDS_7 RS_BOUNDS(256, 3)
-#define RS_SUM_BOUNDS_8 RS_BOUNDS(256, 3)
-#define RS_SUM_BOUNDS_n
+// The sum kernel's launch bounds per type and fold (CUDA): folds 4 to 8 keep every slot in
+// registers (f64 without bounds: 68 at fold 4, 84 to 124 at folds 5 to 8, which left two
+// blocks of 256 threads per multiprocessor); bounded to three blocks (at most 80 registers;
+// f64 folds 6 to 8 then spill a little to local memory) more loads are in flight: f64 folds
+// 5 to 8 went from 84-85% to 91-96% of the plain read on the H200 (2026-12-03). f64 fold 8
+// is bounded to two blocks (126 registers, nothing in local memory): at three it ran at
+// 444 G values/s at 1e9 in the 2026-12-05 runs, at two 529 (92% of the plain read); f32 fold
+// 8 (80 registers either way) is the same at two or three. The others have no bounds.
+#define RS_SUM_BOUNDS_f64_2
+#define RS_SUM_BOUNDS_f64_3
+#define RS_SUM_BOUNDS_f64_4 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_f64_5 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_f64_6 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_f64_7 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_f64_8 RS_BOUNDS(256, 2)
+#define RS_SUM_BOUNDS_f64_n
+#define RS_SUM_BOUNDS_f32_2
+#define RS_SUM_BOUNDS_f32_3
+#define RS_SUM_BOUNDS_f32_4 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_f32_5 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_f32_6 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_f32_7 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_f32_8 RS_BOUNDS(256, 3)
+#define RS_SUM_BOUNDS_f32_n
 
 // The folds of the tuned kernels; the larger ones (to the format's largest, f64 52 and f32
 // 21) run on the run-time-fold kernels, built once per type (no fixed-window kernels: the

@@ -2620,10 +2620,10 @@ mod tests {
     use super::*;
     use crate::source::KERNELS;
 
-    /// The kernel source with the sum's launch bounds (`void RS_SUM_BOUNDS_##KN rs_sum_...`)
+    /// The kernel source with the sum's launch bounds (`void RS_SUM_BOUNDS_##TN##_##KN rs_sum_...`)
     /// left out, so that every kernel reads `RS_KERNEL void NAME...(`.
     fn source() -> String {
-        KERNELS.replace("RS_KERNEL void RS_SUM_BOUNDS_##KN ", "RS_KERNEL void ")
+        KERNELS.replace("RS_KERNEL void RS_SUM_BOUNDS_##TN##_##KN ", "RS_KERNEL void ")
     }
 
     /// The parameter count of each `RS_KERNEL void NAME...(...)` in the kernel source.
