@@ -873,9 +873,10 @@ impl Checks {
     const SAMPLE: u8 = 16;
 
     /// A mispredicted check, in half-slots, for data in the L2 cache or nearer and for data
-    /// from beyond it (measured on an AVX-512 Xeon, docs/PERFORMANCE.md: f32 values in
-    /// [0, 1) at fold 6, where about half the groups stop after two slots, ran 1.5x faster
-    /// at 1e7 values without the checks that stop some groups and not others).
+    /// from beyond it (measured on the 2-core AVX-512 machine, an AMD EPYC, docs/PERFORMANCE.md:
+    /// f32 values in [0, 1) at fold 6, where about half the groups stop after two slots, ran
+    /// 1.47x faster at 1e7 values with this charge; 24 for data from beyond L2 measured
+    /// within 2% of 12 everywhere, so the values are a fit, not a model).
     const MISS: u32 = 2;
     const MISS_FAR: u32 = 12;
 
