@@ -192,6 +192,11 @@ pub fn sum_fold<T: Float>(xs: &[T], fold: usize) -> Result<T, Error> {
 /// # Errors
 /// [`Error::InvalidFold`], [`Error::CapacityExceeded`].
 pub fn sum_with<T: Float>(xs: &[T], opts: &Options) -> Result<T, Error> {
+    if small(xs.len(), INLINE_SUM, opts) {
+        // On the calling thread, as `accumulate` would sum it, without the pool's dispatch
+        // and (for a slice of up to one endurance) without an accumulator: the same bits.
+        return fpenv::with_ieee_fp(|| reprosum_core::sum_fold(xs, opts.fold));
+    }
     let acc = accumulate(xs, opts)?;
     Ok(fpenv::with_ieee_fp(|| acc.value()))
 }

@@ -125,29 +125,46 @@ fn sums<'a, T: Float>(
     empty: DynAccumulator<T>,
     opts: &Options,
 ) -> Result<(), Error> {
-    into_groups(group, len, out, |_| empty, |o, a| *o = a.value(), opts)
+    let fold = empty.fold();
+    // A group goes straight to its value (`sum_fold`: a short one without an accumulator's
+    // setup); only a group split over the threads takes `empty` and its merges.
+    let one = |o: &mut T, xs: &[T]| -> Result<(), Error> {
+        *o = reprosum_core::sum_fold(xs, fold)?;
+        Ok(())
+    };
+    into_groups(group, len, out, |_| empty, |o, a| *o = a.value(), one, opts)
+}
+
+/// [`into_groups`]' way with a group that is not split over the threads: `start`, its values
+/// added, `finish`.
+fn through_accumulator<'s, T: Float, O>(
+    start: &'s (impl Fn(&O) -> DynAccumulator<T> + Sync),
+    finish: &'s (impl Fn(&mut O, DynAccumulator<T>) + Sync),
+) -> impl Fn(&mut O, &[T]) -> Result<(), Error> + Sync + 's {
+    move |o, xs| {
+        let mut a = start(o);
+        add_group(&mut a, xs)?;
+        finish(o, a);
+        Ok(())
+    }
 }
 
 /// For every group i: `finish(&mut out[i], a)`, where `a` is `start(&out[i])` with the values
-/// of `group(i)` added; `len` is the number of values of all groups. The arguments are
-/// checked (each group fits its start's room): nothing here fails but an allocation, before
-/// anything is written.
+/// of `group(i)` added; `len` is the number of values of all groups. A group that one thread
+/// takes whole goes through `one(&mut out[i], group(i))`, which must do the same (the same
+/// bits; [`through_accumulator`] is that way). The arguments are checked (each group fits
+/// its start's room): nothing here fails but an allocation, before anything is written.
 fn into_groups<'a, T: Float, O: Send>(
     group: impl Fn(usize) -> &'a [T] + Sync,
     len: usize,
     out: &mut [O],
     start: impl Fn(&O) -> DynAccumulator<T> + Sync,
     finish: impl Fn(&mut O, DynAccumulator<T>) + Sync,
+    one: impl Fn(&mut O, &[T]) -> Result<(), Error> + Sync,
     opts: &Options,
 ) -> Result<(), Error> {
     let n = out.len();
     let weight = len.saturating_add(n.saturating_mul(GROUP_COST));
-    let one = |o: &mut O, xs: &[T]| -> Result<(), Error> {
-        let mut a = start(o);
-        add_group(&mut a, xs)?;
-        finish(o, a);
-        Ok(())
-    };
     pool::run(small(weight, INLINE_SUM, opts), |threads| {
         if whole(weight, INLINE_SUM, opts, &threads) {
             return fpenv::with_ieee_fp(|| {
@@ -751,6 +768,7 @@ pub fn add_segments_with<T: Float, A: AccumulatorSlot<T>>(
         accs,
         A::get,
         A::set,
+        through_accumulator(&A::get, &A::set),
         opts,
     )
 }
@@ -802,6 +820,7 @@ pub fn add_by_key_with<T: Float, A: AccumulatorSlot<T>>(
         accs,
         A::get,
         A::set,
+        through_accumulator(&A::get, &A::set),
         opts,
     )
 }

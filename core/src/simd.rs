@@ -277,6 +277,21 @@ pub(crate) fn max_abs_bits<T: Float>(pf: Platform, block: &[T]) -> u64 {
     }
 }
 
+/// A multiple of the copies of the window [`deposit_block`] keeps for a block of `n` values
+/// on `pf`: a block of a multiple of this pads no group with zeros. The same choices as
+/// [`on_path`] and the ISA functions make (16 is a multiple of the copies of every other
+/// path).
+pub(crate) fn copies(pf: Platform, n: usize) -> usize {
+    match pf.0 {
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx512 if n < SHORT_BLOCK => 8,
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx512 => 32,
+        Path::Scalar => 1,
+        _ => 16,
+    }
+}
+
 /// Deposits `block` (finite values, at most `SUPERBLOCK_ENDURANCES` endurances) into the
 /// renormalised state `(p, c)` whose window fits every value; leaves it renormalised.
 #[inline]
@@ -389,6 +404,9 @@ mod x86 {
         // 32 copies: four 512-bit registers per slot for f64, two for f32 (measured
         // faster than four for f32; for f64 at folds 5 to 8 also faster than 16, although
         // the window no longer fits the 32 registers).
+        if !SPEC && block.len() < SHORT_BLOCK {
+            return lanes::<T, CAP, 8, SPEC>(p, c, top, far, block);
+        }
         lanes::<T, CAP, 32, SPEC>(p, c, top, far, block)
     }
 
@@ -964,6 +982,13 @@ const PREFETCH_BYTES: usize = 8 << 10;
 /// an AVX-512 Xeon at 1e7 values, f64 folds 5, 6 and 8 ran 6-8% faster without them (fold
 /// 16 3%), f32 0-3%, in cache within 1% (docs/PERFORMANCE.md); fold 3 loses 8% without them.
 const PREFETCH_FOLDS: usize = 4;
+
+/// A block deposit of fewer values than this, on a window just set (no `SPEC`: a short
+/// slice added to an empty state, such as one short group of a segmented sum), keeps 8
+/// copies of the window rather than 32 on AVX-512: the copies' setup and merge are most of
+/// such a block's time.
+#[cfg(target_arch = "x86_64")]
+const SHORT_BLOCK: usize = 256;
 
 /// How far ahead [`prefetch_ahead`] also asks for data into the L2 cache when the slice
 /// being added is larger than [`FAR_BYTES`]: 32 KiB (measured on this project's Zen 4

@@ -19,6 +19,9 @@ pub fn sum<T: Float>(xs: &[T]) -> Result<T, Error> {
 /// # Errors
 /// [`Error::CapacityExceeded`] if `xs` is longer than [`Float::CAPACITY`].
 pub fn sum_k<T: Float, const K: usize>(xs: &[T]) -> Result<T, Error> {
+    if let Some(v) = binned::short_sum(Platform::current(), K, xs) {
+        return Ok(v);
+    }
     let mut a = Accumulator::<T, K>::new();
     a.add_slice(xs)?;
     Ok(a.value())
@@ -29,6 +32,9 @@ pub fn sum_k<T: Float, const K: usize>(xs: &[T]) -> Result<T, Error> {
 /// # Errors
 /// [`Error::InvalidFold`], [`Error::CapacityExceeded`].
 pub fn sum_fold<T: Float>(xs: &[T], fold: usize) -> Result<T, Error> {
+    if let Some(v) = binned::short_sum(Platform::current(), fold, xs) {
+        return Ok(v);
+    }
     let mut a = DynAccumulator::new(fold)?;
     a.add_slice(xs)?;
     Ok(a.value())
