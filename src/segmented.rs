@@ -569,6 +569,7 @@ fn buffered_by_key<T: Float>(
 }
 
 /// Key `k`'s slot, if `k` is a key below `nkeys`.
+#[inline]
 fn key_slot(k: i64, nkeys: usize) -> Option<usize> {
     usize::try_from(k).ok().filter(|&k| k < nkeys)
 }
