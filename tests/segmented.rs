@@ -277,8 +277,8 @@ fn keyed_for<T: TestFloat>() {
         .map(|_| if r(10) < 9 { 0 } else { r(50_000) as i64 })
         .collect();
     cases.push(("skewed".into(), xs.clone(), skewed, 100_000));
-    // Many keys, uniform: gathered in buckets (by each thread's part where the pool has
-    // several threads).
+    // Many keys, uniform: sorted by each thread's part where the pool has several threads
+    // (few enough keys for a histogram per part).
     let many: Vec<i64> = (0..n).map(|_| r(10_000) as i64).collect();
     cases.push(("many keys".into(), xs.clone(), many, 10_000));
     let (special, offsets) = special::<T>();
