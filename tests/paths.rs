@@ -262,3 +262,63 @@ fn every_platform_at_once_every_fold() {
     println!("platforms run: {names:?}");
     assert!(names.contains(&"portable") && names.contains(&"scalar"));
 }
+
+/// Slices larger than the L2 cache (over `FAR_BYTES`, 1 MiB: the block deposit chooses its
+/// checks with the charge for data from beyond it, and the copies of folds 3 to 8 go into
+/// an array of their own on AVX-512) on every path, each on its own thread, against the
+/// independent model: f32 values over 24 binades (13-bit bins: most groups end after four
+/// slots, some need five) and f64 values in two binades (most groups end after two slots,
+/// every 97th value needs two more).
+#[test]
+fn far_slices_every_platform_folds_3_to_8() {
+    let n32 = (1 << 20) / 4 + 12_345;
+    let n64 = (1 << 20) / 8 + 12_345;
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let x32: Vec<f32> = (0..n32)
+        .map(|i| {
+            let r = next();
+            let m = (r >> 40) as f32 / (1u64 << 24) as f32 + 1.0;
+            let e = if i % 331 == 7 { -30 } else { (r % 24) as i32 - 13 };
+            let v = m * 2f32.powi(e);
+            if r >> 63 == 1 {
+                -v
+            } else {
+                v
+            }
+        })
+        .collect();
+    let x64: Vec<f64> = (0..n64)
+        .map(|i| {
+            let r = next();
+            let m = (r >> 11) as f64 / (1u64 << 53) as f64 + 0.5;
+            let v = if i % 97 == 13 { m * 2f64.powi(-70) } else { m };
+            if r >> 63 == 1 {
+                -v
+            } else {
+                v
+            }
+        })
+        .collect();
+    let platforms: Vec<Platform> = Platform::all().into_iter().flatten().collect();
+    std::thread::scope(|sc| {
+        for &pf in &platforms {
+            let (x32, x64) = (&x32, &x64);
+            sc.spawn(move || {
+                for k in 3..=8 {
+                    same_state_on(pf, x32, 1_000, k);
+                    same_state_on(pf, x64, 1_000, k);
+                }
+            });
+        }
+    });
+    assert!(
+        platforms.len() >= 2,
+        "the portable and scalar paths run everywhere"
+    );
+}

@@ -381,9 +381,9 @@ fn on_path<T: Float, const CAP: usize, const SPEC: bool>(
         // fold 4, so that the window's copies take at most `4 * 52` values of stack, as the
         // scalar path's do.
         _ if cfg!(target_pointer_width = "64") || CAP <= 4 => {
-            lanes::<T, CAP, 16, SPEC>(p, c, top, far, block)
+            lanes::<T, CAP, 16, SPEC, 0>(p, c, top, far, block)
         }
-        _ => lanes::<T, CAP, 4, SPEC>(p, c, top, far, block),
+        _ => lanes::<T, CAP, 4, SPEC, 0>(p, c, top, far, block),
     }
 }
 
@@ -403,11 +403,12 @@ mod x86 {
     ) -> bool {
         // 32 copies: four 512-bit registers per slot for f64, two for f32 (measured
         // faster than four for f32; for f64 at folds 5 to 8 also faster than 16, although
-        // the window no longer fits the 32 registers).
+        // the window no longer fits the 32 registers). Thirty of the 32 registers for the
+        // copies and a group (see `lanes`); none with 8 copies (not measured there).
         if !SPEC && block.len() < SHORT_BLOCK {
-            return lanes::<T, CAP, 8, SPEC>(p, c, top, far, block);
+            return lanes::<T, CAP, 8, SPEC, 0>(p, c, top, far, block);
         }
-        lanes::<T, CAP, 32, SPEC>(p, c, top, far, block)
+        lanes::<T, CAP, 32, SPEC, { 30 * 64 }>(p, c, top, far, block)
     }
 
     /// # Safety
@@ -420,8 +421,10 @@ mod x86 {
         far: bool,
         block: &[T],
     ) -> bool {
-        // 16 copies: four 256-bit registers per slot for f64, two for f32.
-        lanes::<T, CAP, 16, SPEC>(p, c, top, far, block)
+        // 16 copies: four 256-bit registers per slot for f64, two for f32. No array of
+        // their own for the copies (see `lanes`): with it f32 folds 5 and 6 ran 6% faster,
+        // but fold 3 at half the speed, for a reason not found.
+        lanes::<T, CAP, 16, SPEC, 0>(p, c, top, far, block)
     }
 
     /// # Safety
@@ -845,6 +848,63 @@ fn step<T: Float, const L: usize>(acc: &mut [[T; L]], mut x: [T; L], top: bool, 
     acc_len
 }
 
+/// [`step`] for a window of exactly `K` slots that is not the top one, held in an array of
+/// its own (see [`lanes`]).
+#[inline(always)]
+fn step_fixed<T: Float, const L: usize, const K: usize>(
+    acc: &mut [[T; L]; K],
+    mut x: [T; L],
+    checks: &Checks,
+) -> usize {
+    let mut done = 0;
+    while done + 1 < K {
+        slot(&mut acc[done], &mut x);
+        done += 1;
+        if worth_checking(done, K) && checks.at(done) && all_zero(&x) {
+            return done;
+        }
+    }
+    if let Some(last) = acc.last_mut() {
+        for i in 0..L {
+            last[i] = last[i] + x[i].or_low_bit();
+        }
+    }
+    K
+}
+
+/// One slot (not the last of the window) of a deposit step: each copy's slot takes its
+/// value rounded to the slot's grid, and `x` keeps the remainders.
+#[inline(always)]
+fn slot<T: Float, const L: usize>(row: &mut [T; L], x: &mut [T; L]) {
+    for i in 0..L {
+        let m = row[i];
+        let q = m + x[i].or_low_bit();
+        row[i] = q;
+        x[i] = x[i] + (m - q);
+    }
+}
+
+/// One group of a block through [`step_fixed`], counted in the checks' sample.
+#[inline(always)]
+fn one<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
+    window: &mut [[T; L]; CAP],
+    keys: &mut [T; L],
+    checks: &mut Checks,
+    g: &[T],
+) {
+    let Ok(x) = <[T; L]>::try_from(g) else { return };
+    if SPEC {
+        T::max_abs_keys(keys, &x);
+    }
+    if CAP <= PREFETCH_FOLDS {
+        prefetch_ahead(g, checks.far);
+    }
+    let went = step_fixed::<T, L, CAP>(window, x, checks);
+    if Checks::adapts::<T, CAP>() {
+        checks.record(CAP, went);
+    }
+}
+
 /// Whether, after `done` slots of a window of `k`, checking the remainders for zeros
 /// ([`all_zero`]) may pay: from the second slot on, while at least one more slot than the
 /// last is left (skipping only the last slot's add saves less than the check costs).
@@ -1043,8 +1103,18 @@ fn prefetch_ahead<T>(g: &[T], far: bool) {
 /// With `SPEC`, the block may hold any values: a running maximum of the magnitudes is kept
 /// beside the deposit, and the copies are merged (and `true` returned) only if every value
 /// was finite and the window fits the largest; otherwise the state is left as it was.
+///
+/// `REGS` is the bytes of vector registers the path leaves for the copies and one group (0
+/// for none). Where a fold's own instance fits them and the window is not the top one, the
+/// copies go into an array of their own for the block ([`step_fixed`]), which the compiler
+/// keeps in registers: behind a slice of the array the merge reads, it kept them in memory
+/// at the folds whose deposit may stop early, with a load and a store per slot and group.
+/// Measured on the Zen 4 machine (docs/PERFORMANCE.md): folds 4 to 8 of f32 and fold 4 of
+/// f64 5-8% faster on AVX-512 with the array of their own; where the copies did not fit
+/// (f64 fold 8 on AVX-512: 32 registers) it ran 20% slower, hence the budget. Only AVX-512
+/// has one (see `x86::avx2`).
 #[inline(always)]
-fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
+fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool, const REGS: usize>(
     p: &mut [T],
     c: &mut [T],
     top: bool,
@@ -1090,6 +1160,26 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
             if Checks::adapts::<T, CAP>() {
                 checks.record(k, went);
             }
+        }
+    } else if CAP < FOLD_CAP && k == CAP && (CAP + 1) * L * T::BYTES <= REGS {
+        // The window and a group fit the registers: the copies go into an array of their
+        // own, which the compiler keeps in registers (see the doc above).
+        #[cfg(target_pointer_width = "64")]
+        let mut local = Align64([[T::ZERO; L]; CAP]);
+        #[cfg(target_pointer_width = "64")]
+        let window = &mut local.0;
+        #[cfg(not(target_pointer_width = "64"))]
+        let mut window = [[T::ZERO; L]; CAP];
+        #[cfg(not(target_pointer_width = "64"))]
+        let window = &mut window;
+        for (a, &s) in window.iter_mut().zip(start.iter()) {
+            *a = [s; L];
+        }
+        for g in &mut groups {
+            one::<T, CAP, L, SPEC>(window, &mut keys, &mut checks, g);
+        }
+        for (a, w) in acc.iter_mut().zip(window.iter()) {
+            *a = *w;
         }
     } else {
         for g in &mut groups {
