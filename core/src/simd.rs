@@ -849,14 +849,15 @@ fn step<T: Float, const L: usize>(acc: &mut [[T; L]], mut x: [T; L], top: bool, 
 }
 
 /// [`step`] for a window of exactly `K` slots that is not the top one, held in an array of
-/// its own (see [`lanes`]).
+/// its own (see [`lanes`]), from slot `FROM` on: `x` holds the remainders of the slots
+/// before it, which took their parts already ([`defer`]).
 #[inline(always)]
-fn step_fixed<T: Float, const L: usize, const K: usize>(
+fn step_fixed<T: Float, const L: usize, const K: usize, const FROM: usize>(
     acc: &mut [[T; L]; K],
     mut x: [T; L],
     checks: &Checks,
 ) -> usize {
-    let mut done = 0;
+    let mut done = FROM;
     while done + 1 < K {
         slot(&mut acc[done], &mut x);
         done += 1;
@@ -899,10 +900,66 @@ fn one<T: Float, const CAP: usize, const L: usize, const SPEC: bool>(
     if CAP <= PREFETCH_FOLDS {
         prefetch_ahead(g, checks.far);
     }
-    let went = step_fixed::<T, L, CAP>(window, x, checks);
+    let went = step_fixed::<T, L, CAP, 0>(window, x, checks);
     if Checks::adapts::<T, CAP>() {
         checks.record(CAP, went);
     }
+}
+
+/// Remainders set aside by [`defer`] before the slots after its first check take them.
+const DEFERRED: usize = 32;
+
+/// The groups left in a block through the window's first `D` slots with no check, so no
+/// branch that depends on the data: a group whose remainders are then all zero is done
+/// (the check after `D` slots would have stopped it there); the others are set aside (each
+/// stored, and the count of those kept advanced by one or by none) and go through the slots
+/// from `D` on, [`DEFERRED`] at a time ([`step_fixed`] from `D`). The same bits as a
+/// [`step_fixed`] per group in turn: each slot adds values rounded to its own fixed grid,
+/// exactly, so the order in which a slot takes them changes nothing.
+///
+/// Why: a check whose outcome varies from group to group is a branch the processor
+/// mispredicts, and for data from beyond the L2 cache each miss cost about a memory access
+/// (docs/PERFORMANCE.md). Returns `false`, leaving `groups` as it was, where `D` is not a
+/// check [`worth_checking`] allows.
+#[inline(always)]
+fn defer<T: Float, const CAP: usize, const L: usize, const SPEC: bool, const D: usize>(
+    window: &mut [[T; L]; CAP],
+    groups: &mut core::slice::ChunksExact<'_, T>,
+    keys: &mut [T; L],
+    checks: &Checks,
+) -> bool {
+    if !worth_checking(D, CAP) {
+        return false;
+    }
+    let mut set_aside = [[T::ZERO; L]; DEFERRED];
+    let mut n = 0;
+    for g in groups {
+        let Ok(mut x) = <[T; L]>::try_from(g) else {
+            continue;
+        };
+        if SPEC {
+            T::max_abs_keys(keys, &x);
+        }
+        let mut j = 0;
+        while j < D {
+            slot(&mut window[j], &mut x);
+            j += 1;
+        }
+        if let Some(s) = set_aside.get_mut(n) {
+            *s = x;
+        }
+        n += usize::from(!all_zero(&x));
+        if n == DEFERRED {
+            for &r in &set_aside {
+                step_fixed::<T, L, CAP, D>(window, r, checks);
+            }
+            n = 0;
+        }
+    }
+    for &r in set_aside.iter().take(n) {
+        step_fixed::<T, L, CAP, D>(window, r, checks);
+    }
+    true
 }
 
 /// Whether, after `done` slots of a window of `k`, checking the remainders for zeros
@@ -1000,6 +1057,18 @@ impl Checks {
                 self.choose(k);
             }
         }
+    }
+
+    /// Sampled groups whose remainders were not all zero after `d` slots.
+    #[inline(always)]
+    fn went_past(&self, d: u32) -> u32 {
+        let ended: u32 = self
+            .ended
+            .iter()
+            .take(d as usize + 1)
+            .map(|&e| u32::from(e))
+            .sum();
+        u32::from(self.sampled).saturating_sub(ended)
     }
 
     /// Keeps the check after `d` slots where the groups it would stop save more than the
@@ -1112,7 +1181,8 @@ fn prefetch_ahead<T>(g: &[T], far: bool) {
 /// Measured on the Zen 4 machine (docs/PERFORMANCE.md): folds 4 to 8 of f32 and fold 4 of
 /// f64 5-8% faster on AVX-512 with the array of their own; where the copies did not fit
 /// (f64 fold 8 on AVX-512: 32 registers) it ran 20% slower, hence the budget. Only AVX-512
-/// has one (see `x86::avx2`).
+/// has one (see `x86::avx2`). There, for f32 at folds 5 to 8 and a slice larger than the L2
+/// cache, the groups after the checks' sample may go through [`defer`] instead.
 #[inline(always)]
 fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool, const REGS: usize>(
     p: &mut [T],
@@ -1174,6 +1244,30 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool, const REG
         let window = &mut window;
         for (a, &s) in window.iter_mut().zip(start.iter()) {
             *a = [s; L];
+        }
+        if T::BYTES == 4 && far && Checks::adapts::<T, CAP>() {
+            for g in (&mut groups).take(usize::from(Checks::SAMPLE)) {
+                one::<T, CAP, L, SPEC>(window, &mut keys, &mut checks, g);
+            }
+            // Deferred only where the sample saw some groups go on after the first check
+            // kept (else the check is a well-predicted branch, which costs less than
+            // setting remainders aside: 10% on f32 values in [0, 1) at folds 6 to 8) and
+            // at most a quarter of them (each set aside is stored and read again).
+            let d = checks.mask.trailing_zeros();
+            let past = checks.went_past(d);
+            let defer_after = if past >= 1 && past * 4 <= u32::from(Checks::SAMPLE) {
+                d
+            } else {
+                0
+            };
+            let _ = match defer_after {
+                2 => defer::<T, CAP, L, SPEC, 2>(window, &mut groups, &mut keys, &checks),
+                3 => defer::<T, CAP, L, SPEC, 3>(window, &mut groups, &mut keys, &checks),
+                4 => defer::<T, CAP, L, SPEC, 4>(window, &mut groups, &mut keys, &checks),
+                5 => defer::<T, CAP, L, SPEC, 5>(window, &mut groups, &mut keys, &checks),
+                6 => defer::<T, CAP, L, SPEC, 6>(window, &mut groups, &mut keys, &checks),
+                _ => false,
+            };
         }
         for g in &mut groups {
             one::<T, CAP, L, SPEC>(window, &mut keys, &mut checks, g);
@@ -1355,6 +1449,17 @@ mod tests {
             }
         }
         assert_eq!(far.mask, 0);
+        // What `defer` reads: groups still going after a check.
+        let mut ch = Checks::new(true);
+        for (d, e) in [(2u32, 3u8), (4, 11)] {
+            for _ in 0..e {
+                ch.record(6, d as usize);
+            }
+        }
+        for _ in 14..Checks::SAMPLE {
+            ch.record(6, 6);
+        }
+        assert_eq!((ch.went_past(2), ch.went_past(3), ch.went_past(4)), (13, 13, 2));
         // Fold 3 has no check worth making; later records change nothing.
         let mut ch = Checks::new(false);
         for _ in 0..2 * Checks::SAMPLE {
