@@ -264,7 +264,7 @@ fn every_platform_at_once_every_fold() {
 }
 
 /// Slices larger than the L2 cache (over `FAR_BYTES`, 1 MiB: the block deposit chooses its
-/// checks with the charge for data from beyond it; on AVX-512 the copies of folds 3 to 8
+/// checks with the charge for data from beyond it; on AVX-512 the copies of folds 4 to 8
 /// go into an array of their own, and f32 folds 5 to 8 set aside the remainders left after
 /// the first check) on every path, each on its own thread, against the independent model:
 /// f32 values over 24 binades (13-bit bins: most groups end after four slots, some need

@@ -1174,10 +1174,11 @@ fn prefetch_ahead<T>(g: &[T], far: bool) {
 /// was finite and the window fits the largest; otherwise the state is left as it was.
 ///
 /// `REGS` is the bytes of vector registers the path leaves for the copies and one group (0
-/// for none). Where a fold's own instance fits them and the window is not the top one, the
-/// copies go into an array of their own for the block ([`step_fixed`]), which the compiler
-/// keeps in registers: behind a slice of the array the merge reads, it kept them in memory
-/// at the folds whose deposit may stop early, with a load and a store per slot and group.
+/// for none). Where a fold's own instance from fold 4 on fits them and the window is not
+/// the top one, the copies go into an array of their own for the block ([`step_fixed`]),
+/// which the compiler keeps in registers: behind a slice of the array the merge reads, it
+/// kept them in memory at the folds whose deposit may stop early, with a load and a store
+/// per slot and group (fold 3 never stops early, and its copies were in registers already).
 /// Measured on the Zen 4 machine (docs/PERFORMANCE.md): folds 4 to 8 of f32 and fold 4 of
 /// f64 5-8% faster on AVX-512 with the array of their own; where the copies did not fit
 /// (f64 fold 8 on AVX-512: 32 registers) it ran 20% slower, hence the budget. Only AVX-512
@@ -1231,7 +1232,7 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool, const REG
                 checks.record(k, went);
             }
         }
-    } else if CAP < FOLD_CAP && k == CAP && (CAP + 1) * L * T::BYTES <= REGS {
+    } else if CAP >= 4 && CAP < FOLD_CAP && k == CAP && (CAP + 1) * L * T::BYTES <= REGS {
         // The window and a group fit the registers: the copies go into an array of their
         // own, which the compiler keeps in registers (see the doc above).
         #[cfg(target_pointer_width = "64")]
