@@ -940,6 +940,10 @@ fn defer<T: Float, const CAP: usize, const L: usize, const SPEC: bool, const D: 
         if SPEC {
             T::max_abs_keys(keys, &x);
         }
+        // Prefetched here, unlike the checked groups above fold 4 (`PREFETCH_FOLDS`): with
+        // no branch to mispredict the loop runs ahead of the hardware's prefetch (2-5% at
+        // 1e7 f32 values, folds 6 to 8).
+        prefetch_ahead(g, true);
         let mut j = 0;
         while j < D {
             slot(&mut window[j], &mut x);
