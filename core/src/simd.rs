@@ -831,20 +831,13 @@ fn step<T: Float, const L: usize>(acc: &mut [[T; L]], mut x: [T; L], top: bool, 
     // Slots `done..` are left; `done` counts the slots already taken (the top one included).
     let mut done = acc_len - 1 - rows.len();
     for row in rows {
-        for i in 0..L {
-            let m = row[i];
-            let q = m + x[i].or_low_bit();
-            row[i] = q;
-            x[i] = x[i] + (m - q);
-        }
+        slot(row, &mut x);
         done += 1;
         if worth_checking(done, acc_len) && checks.at(done) && all_zero(&x) {
             return done;
         }
     }
-    for i in 0..L {
-        last[i] = last[i] + x[i].or_low_bit();
-    }
+    last_slot(last, &x);
     acc_len
 }
 
@@ -866,9 +859,7 @@ fn step_fixed<T: Float, const L: usize, const K: usize, const FROM: usize>(
         }
     }
     if let Some(last) = acc.last_mut() {
-        for i in 0..L {
-            last[i] = last[i] + x[i].or_low_bit();
-        }
+        last_slot(last, &x);
     }
     K
 }
@@ -882,6 +873,15 @@ fn slot<T: Float, const L: usize>(row: &mut [T; L], x: &mut [T; L]) {
         let q = m + x[i].or_low_bit();
         row[i] = q;
         x[i] = x[i] + (m - q);
+    }
+}
+
+/// The last slot of a deposit step: each copy's slot takes its remainder rounded to the
+/// slot's grid, and what is below it is dropped.
+#[inline(always)]
+fn last_slot<T: Float, const L: usize>(row: &mut [T; L], x: &[T; L]) {
+    for i in 0..L {
+        row[i] = row[i] + x[i].or_low_bit();
     }
 }
 
@@ -919,17 +919,16 @@ const DEFERRED: usize = 32;
 ///
 /// Why: a check whose outcome varies from group to group is a branch the processor
 /// mispredicts, and for data from beyond the L2 cache each miss cost about a memory access
-/// (docs/PERFORMANCE.md). Returns `false`, leaving `groups` as it was, where `D` is not a
-/// check [`worth_checking`] allows.
+/// (docs/PERFORMANCE.md). Does nothing where `D` is not a check [`worth_checking`] allows.
 #[inline(always)]
 fn defer<T: Float, const CAP: usize, const L: usize, const SPEC: bool, const D: usize>(
     window: &mut [[T; L]; CAP],
     groups: &mut core::slice::ChunksExact<'_, T>,
     keys: &mut [T; L],
     checks: &Checks,
-) -> bool {
+) {
     if !worth_checking(D, CAP) {
-        return false;
+        return;
     }
     let mut set_aside = [[T::ZERO; L]; DEFERRED];
     let mut n = 0;
@@ -963,7 +962,6 @@ fn defer<T: Float, const CAP: usize, const L: usize, const SPEC: bool, const D: 
     for &r in set_aside.iter().take(n) {
         step_fixed::<T, L, CAP, D>(window, r, checks);
     }
-    true
 }
 
 /// Whether, after `done` slots of a window of `k`, checking the remainders for zeros
@@ -1184,7 +1182,7 @@ fn prefetch_ahead<T>(g: &[T], far: bool) {
 /// kept them in memory at the folds whose deposit may stop early, with a load and a store
 /// per slot and group (fold 3 never stops early, and its copies were in registers already).
 /// Measured on the Zen 4 machine (docs/PERFORMANCE.md): folds 4 to 8 of f32 and fold 4 of
-/// f64 5-8% faster on AVX-512 with the array of their own; where the copies did not fit
+/// f64 4-7% faster in cache on AVX-512 with the array of their own; where the copies did not fit
 /// (f64 fold 8 on AVX-512: 32 registers) it ran 20% slower, hence the budget. Only AVX-512
 /// has one (see `x86::avx2`). There, for f32 at folds 5 to 8 and a slice larger than the L2
 /// cache, the groups after the checks' sample may go through [`defer`] instead.
@@ -1265,14 +1263,14 @@ fn lanes<T: Float, const CAP: usize, const L: usize, const SPEC: bool, const REG
             } else {
                 0
             };
-            let _ = match defer_after {
+            match defer_after {
                 2 => defer::<T, CAP, L, SPEC, 2>(window, &mut groups, &mut keys, &checks),
                 3 => defer::<T, CAP, L, SPEC, 3>(window, &mut groups, &mut keys, &checks),
                 4 => defer::<T, CAP, L, SPEC, 4>(window, &mut groups, &mut keys, &checks),
                 5 => defer::<T, CAP, L, SPEC, 5>(window, &mut groups, &mut keys, &checks),
                 6 => defer::<T, CAP, L, SPEC, 6>(window, &mut groups, &mut keys, &checks),
-                _ => false,
-            };
+                _ => {}
+            }
         }
         for g in &mut groups {
             one::<T, CAP, L, SPEC>(window, &mut keys, &mut checks, g);
