@@ -978,6 +978,12 @@ const fn worth_checking(done: usize, k: usize) -> bool {
 /// skipped with the same bits. Ordinary data need few slots: a value's significand spans
 /// two or three bins below the window's top, whatever the fold, so at folds above 3 the
 /// deposit usually ends early.
+///
+/// The compiler turns this fold into one vector test per register (`vptestmd` on
+/// AVX-512) only in some surroundings: in a variant of [`defer`] that stored remainders
+/// at fixed places it became a mask extraction and an `and` per value, and the deposit
+/// ran at half speed (docs/PERFORMANCE.md, 2026-12-05 15:27). After changing a loop that
+/// calls it, look at the disassembly.
 #[inline(always)]
 fn all_zero<T: Float, const L: usize>(x: &[T; L]) -> bool {
     x.iter().fold(true, |z, &v| z & (v == T::ZERO))
