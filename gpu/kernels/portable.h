@@ -48,6 +48,8 @@
 #define RS_ATOMIC_ADD_U32(ptr, v) atomicAdd((ptr), (v))
 // 64-bit atomic add (global or shared memory; the keyed sums' counts and cursors).
 #define RS_ATOMIC_ADD_U64(ptr, v) atomicAdd((ptr), (v))
+// 64-bit compare-and-swap in shared memory, giving the old word (the keyed sums' tables).
+#define RS_ATOMIC_CAS_U64(ptr, cmp, v) atomicCAS((ptr), (cmp), (v))
 // Dynamic shared memory: one raw array, carved by offset (aligned to 16 bytes).
 #define RS_DYN_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
 
@@ -89,7 +91,7 @@ RS_DEV void rs_st16(float* p, const float (&v)[4]) {
 #elif defined(RS_HOST_SHIM)
 
 // CPU build: the includer defines RS_KERNEL, RS_DEV, RS_TID, RS_BID, RS_BDIM, RS_GDIM,
-// RS_SYNC, RS_FENCE, RS_ATOMIC_ADD_U32, RS_ATOMIC_ADD_U64 and RS_DYN_SHARED for its thread model, then
+// RS_SYNC, RS_FENCE, RS_ATOMIC_ADD_U32, RS_ATOMIC_ADD_U64, RS_ATOMIC_CAS_U64 and RS_DYN_SHARED for its thread model, then
 // includes this file, which supplies the arithmetic (with -ffp-contract=off).
 #include <cstdint>
 #include <cstring>

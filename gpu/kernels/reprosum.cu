@@ -2597,13 +2597,54 @@ RS_DEV void rs_segcs_scan_body(const T* x, T* out, RsGroups G, rs_u64 n, const r
 // contiguous chunk of the input in shared memory and stores those counts at hist[block *
 // nkeys + k]; the scatter, on the same grid (so the same chunks), reserves each key's places
 // for its whole chunk with one global atomic add per key, then places its values by
-// shared-memory atomics. Otherwise every value takes one global atomic add in each pass.
+// shared-memory atomics. Otherwise both passes take the input in tiles of blockDim *
+// RS_KEY_U values and gather each tile's equal keys in a shared-memory table (open
+// addressing, RS_KEY_TS slots, at most RS_KEY_PROBES probes): one global atomic add per
+// distinct key of the tile, so a key that many values share (skewed keys) does not take an
+// atomic add per value on one address. A value whose key finds no slot takes its own.
 
 #ifndef RS_KEY_LOCAL
 #define RS_KEY_LOCAL 4096
 #endif
 // Words per thread of the integer scans.
 #define RS_SCAN_E 8
+// Values per thread at a time in the keyed passes.
+#ifndef RS_KEY_U
+#define RS_KEY_U 4
+#endif
+// Slots of a tile's key table (a power of two: 2^RS_KEY_TS_LOG2), and the probes a key makes.
+#ifndef RS_KEY_TS_LOG2
+#define RS_KEY_TS_LOG2 11
+#endif
+#define RS_KEY_TS (1u << RS_KEY_TS_LOG2)
+#ifndef RS_KEY_PROBES
+#define RS_KEY_PROBES 8
+#endif
+#define RS_KEY_EMPTY (~(rs_u64)0)
+
+// The slot of key k in a tile's table (tk: keys, tc: counts), claimed or found, with the
+// count of the tile's values of k before this one in `rank`; -1 when the probes find no
+// slot. Any number of threads may insert at once.
+RS_DEV int rs_key_slot(rs_u64* tk, rs_u32* tc, rs_u64 k, rs_u32& rank) {
+  rs_u32 s = (rs_u32)((k * 0x9E3779B97F4A7C15ull) >> (64 - RS_KEY_TS_LOG2));
+  for (int p = 0; p < RS_KEY_PROBES; ++p) {
+    const rs_u64 old = RS_ATOMIC_CAS_U64(tk + s, RS_KEY_EMPTY, k);
+    if (old == RS_KEY_EMPTY || old == k) {
+      rank = RS_ATOMIC_ADD_U32(tc + s, 1u);
+      return (int)s;
+    }
+    s = (s + 1) & (RS_KEY_TS - 1);
+  }
+  return -1;
+}
+
+// Every slot of the table empty (before the block's first tile).
+RS_DEV void rs_key_table_clear(rs_u64* tk, rs_u32* tc) {
+  for (rs_u32 s = RS_TID; s < RS_KEY_TS; s += RS_BDIM) {
+    tk[s] = RS_KEY_EMPTY;
+    tc[s] = 0;
+  }
+}
 
 // The chunk [lo, hi) of block b of a grid of g blocks over n positions.
 RS_DEV void rs_key_chunk(rs_u64 n, rs_u64 b, rs_u64 g, rs_u64& lo, rs_u64& hi) {
@@ -2612,7 +2653,8 @@ RS_DEV void rs_key_chunk(rs_u64 n, rs_u64 b, rs_u64 g, rs_u64& lo, rs_u64& hi) {
   hi = lo + per + (b < extra ? 1 : 0);
 }
 
-// Shared memory: nkeys 32-bit counts with `hist`, none without.
+// Shared memory: nkeys 32-bit counts with `hist`; without, a table of RS_KEY_TS 64-bit keys
+// and 32-bit counts.
 RS_DEV void rs_key_count_body(const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64* counts, rs_u32* hist, rs_u32* err) {
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
@@ -2638,14 +2680,34 @@ RS_DEV void rs_key_count_body(const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64
       if (c) RS_ATOMIC_ADD_U64(counts + 1 + k, (rs_u64)c);
     }
   } else {
-    const rs_u64 nthreads = RS_GDIM * (rs_u64)B;
-    for (rs_u64 i = RS_BID * (rs_u64)B + tid; i < n; i += nthreads) {
-      const rs_i64 k = keys[i];
-      if (k < 0 || (rs_u64)k >= nkeys) {
-        bad = true;
-      } else {
-        RS_ATOMIC_ADD_U64(counts + 1 + k, (rs_u64)1);
+    rs_u64* tk = reinterpret_cast<rs_u64*>(rs_smem);
+    rs_u32* tc = reinterpret_cast<rs_u32*>(tk + RS_KEY_TS);
+    rs_key_table_clear(tk, tc);
+    RS_SYNC();
+    const rs_u64 T = (rs_u64)B * RS_KEY_U;
+    for (rs_u64 t0 = RS_BID * T; t0 < n; t0 += RS_GDIM * T) {
+      rs_i64 k[RS_KEY_U];
+      for (int u = 0; u < RS_KEY_U; ++u) {
+        const rs_u64 i = t0 + (rs_u64)u * B + tid;
+        k[u] = i < n ? keys[i] : 0;
+        if (i < n && (k[u] < 0 || (rs_u64)k[u] >= nkeys)) {
+          bad = true;
+          k[u] = -1;
+        }
       }
+      for (int u = 0; u < RS_KEY_U; ++u) {
+        rs_u32 rank;
+        if (t0 + (rs_u64)u * B + tid < n && k[u] >= 0 && rs_key_slot(tk, tc, (rs_u64)k[u], rank) < 0)
+          RS_ATOMIC_ADD_U64(counts + 1 + k[u], (rs_u64)1);
+      }
+      RS_SYNC();
+      // Each slot's count to its key, and the slot emptied for the next tile.
+      for (rs_u32 s = tid; s < RS_KEY_TS; s += B) {
+        if (tc[s]) RS_ATOMIC_ADD_U64(counts + 1 + tk[s], (rs_u64)tc[s]);
+        tk[s] = RS_KEY_EMPTY;
+        tc[s] = 0;
+      }
+      RS_SYNC();
     }
   }
   if (bad) err[0] = 1u;
@@ -2738,7 +2800,15 @@ RS_DEV void rs_u64_scan_down_body(rs_u64* a, rs_u64 n, const rs_u64* part, rs_u6
 }
 
 // Each value to its key's next free position: sorted[cursor[k]++] (the keys were checked by
-// rs_key_count). Shared memory: nkeys 64-bit cursors with `hist`, none without.
+// rs_key_count). With `hist` each block claims its chunk's places per key once (one global
+// atomic add per key), then counts its own values within them by 32-bit shared-memory
+// atomics (a block holds fewer than 2^31 values), RS_KEY_U values per thread at a time:
+// their keys and values loaded, their places claimed, then the values stored, so that a
+// thread has RS_KEY_U atomics in flight. Without, each tile's equal keys are gathered in the
+// table, each slot claims its values' places with one global atomic add, and each value
+// goes to its slot's base plus its rank (a value with no slot claims its own place).
+// Shared memory: nkeys 64-bit bases and nkeys 32-bit counts with `hist`; without, a table
+// of RS_KEY_TS 64-bit keys, 64-bit bases and 32-bit counts.
 template <typename T>
 RS_DEV void rs_key_scatter_body(const T* x, const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64* cursor,
                                 const rs_u32* hist, T* sorted) {
@@ -2746,18 +2816,71 @@ RS_DEV void rs_key_scatter_body(const T* x, const rs_i64* keys, rs_u64 n, rs_u64
   const unsigned tid = RS_TID, B = RS_BDIM;
   if (hist) {
     rs_u64* base = reinterpret_cast<rs_u64*>(rs_smem);
+    rs_u32* seen = reinterpret_cast<rs_u32*>(base + nkeys);
     for (rs_u64 k = tid; k < nkeys; k += B) {
       const rs_u32 c = hist[RS_BID * nkeys + k];
       base[k] = c ? RS_ATOMIC_ADD_U64(cursor + k, (rs_u64)c) : 0;
+      seen[k] = 0;
     }
     RS_SYNC();
     rs_u64 lo, hi;
     rs_key_chunk(n, RS_BID, RS_GDIM, lo, hi);
-    for (rs_u64 i = lo + tid; i < hi; i += B) sorted[RS_ATOMIC_ADD_U64(base + keys[i], (rs_u64)1)] = x[i];
+    rs_u64 i = lo + tid;
+    for (; i + (rs_u64)(RS_KEY_U - 1) * B < hi; i += (rs_u64)RS_KEY_U * B) {
+      rs_i64 k[RS_KEY_U];
+      T v[RS_KEY_U];
+      rs_u64 at[RS_KEY_U];
+      for (int u = 0; u < RS_KEY_U; ++u) {
+        k[u] = keys[i + (rs_u64)u * B];
+        v[u] = x[i + (rs_u64)u * B];
+      }
+      for (int u = 0; u < RS_KEY_U; ++u) at[u] = RS_ATOMIC_ADD_U32(seen + k[u], 1u);
+      for (int u = 0; u < RS_KEY_U; ++u) sorted[base[k[u]] + at[u]] = v[u];
+    }
+    for (; i < hi; i += B) {
+      const rs_i64 k = keys[i];
+      sorted[base[k] + RS_ATOMIC_ADD_U32(seen + k, 1u)] = x[i];
+    }
   } else {
-    const rs_u64 nthreads = RS_GDIM * (rs_u64)B;
-    for (rs_u64 i = RS_BID * (rs_u64)B + tid; i < n; i += nthreads)
-      sorted[RS_ATOMIC_ADD_U64(cursor + keys[i], (rs_u64)1)] = x[i];
+    rs_u64* tk = reinterpret_cast<rs_u64*>(rs_smem);
+    rs_u64* tb = tk + RS_KEY_TS;
+    rs_u32* tc = reinterpret_cast<rs_u32*>(tb + RS_KEY_TS);
+    rs_key_table_clear(tk, tc);
+    RS_SYNC();
+    const rs_u64 Tn = (rs_u64)B * RS_KEY_U;
+    for (rs_u64 t0 = RS_BID * Tn; t0 < n; t0 += RS_GDIM * Tn) {
+      rs_i64 k[RS_KEY_U];
+      T v[RS_KEY_U];
+      rs_u64 at[RS_KEY_U];
+      int sl[RS_KEY_U];
+      rs_u32 rk[RS_KEY_U];
+      for (int u = 0; u < RS_KEY_U; ++u) {
+        const rs_u64 i = t0 + (rs_u64)u * B + tid;
+        k[u] = i < n ? keys[i] : 0;
+        v[u] = i < n ? x[i] : T(0);
+      }
+      for (int u = 0; u < RS_KEY_U; ++u) {
+        sl[u] = -1;
+        rk[u] = 0;
+        at[u] = 0;
+        if (t0 + (rs_u64)u * B + tid < n) {
+          sl[u] = rs_key_slot(tk, tc, (rs_u64)k[u], rk[u]);
+          if (sl[u] < 0) at[u] = RS_ATOMIC_ADD_U64(cursor + k[u], (rs_u64)1);
+        }
+      }
+      RS_SYNC();
+      // Each slot's places claimed at once; the slot emptied for the next tile (its base
+      // stays until the next tile's claims, after the values below are stored).
+      for (rs_u32 s = tid; s < RS_KEY_TS; s += B) {
+        if (tc[s]) tb[s] = RS_ATOMIC_ADD_U64(cursor + tk[s], (rs_u64)tc[s]);
+        tk[s] = RS_KEY_EMPTY;
+        tc[s] = 0;
+      }
+      RS_SYNC();
+      for (int u = 0; u < RS_KEY_U; ++u) {
+        if (t0 + (rs_u64)u * B + tid < n) sorted[sl[u] >= 0 ? tb[sl[u]] + rk[u] : at[u]] = v[u];
+      }
+    }
   }
 }
 

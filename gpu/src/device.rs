@@ -2704,6 +2704,13 @@ mod tests {
             segmented::ROWS_SHORT_CHUNK_BYTES / 16
         )));
         assert!(KERNELS.contains(&format!("#define RS_ROW_TEAM {}\n", segmented::ROW_TEAM)));
+        assert!(KERNELS.contains(&format!("#define RS_KEY_LOCAL {}\n", keyed::KEY_LOCAL)));
+        assert!(KERNELS.contains(&format!("#define RS_SCAN_E {}\n", keyed::SCAN_ITEMS)));
+        assert!(keyed::KEY_TABLE_SLOTS.is_power_of_two());
+        assert!(KERNELS.contains(&format!(
+            "#define RS_KEY_TS_LOG2 {}\n",
+            keyed::KEY_TABLE_SLOTS.trailing_zeros()
+        )));
         for (ty, items) in [("double", f64::TILE_ITEMS), ("float", f32::TILE_ITEMS)] {
             assert!(
                 traits_of(ty).contains(&format!("TILE_E = {items};")),

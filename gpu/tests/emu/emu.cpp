@@ -156,6 +156,11 @@ static void rs_emu_shfl_down(unsigned long long* w, int words, unsigned delta) {
 #define RS_FENCE() std::atomic_thread_fence(std::memory_order_seq_cst)
 #define RS_ATOMIC_ADD_U32(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
 #define RS_ATOMIC_ADD_U64(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+static inline unsigned long long rs_emu_cas_u64(unsigned long long* p, unsigned long long cmp, unsigned long long v) {
+  __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return cmp;  // the old word (cmp is overwritten with it when the swap fails)
+}
+#define RS_ATOMIC_CAS_U64(p, cmp, v) rs_emu_cas_u64((p), (cmp), (v))
 #define RS_DYN_SHARED(name) unsigned char* name = g_smem
 // Small groups in the tiles' prefix tree, so that short inputs cross many groups (the
 // kernels' default is 256).
@@ -171,6 +176,10 @@ static bool rs_emu_publish_inclusive(unsigned long long t) { return g_lb_every !
 // The keyed sums' shared-memory counts for up to 64 keys (the kernels' default is 4096), so
 // that short inputs take both paths.
 #define RS_KEY_LOCAL 64
+// Tables of 8 slots and 2 probes for the many-keys passes (the kernels' defaults are 2048 and
+// 8), so that tiles fill them and keys take both the table and their own atomic adds.
+#define RS_KEY_TS_LOG2 3
+#define RS_KEY_PROBES 2
 #include "../../kernels/portable.h"
 #include "../../kernels/reprosum.cu"
 
@@ -1028,7 +1037,7 @@ static bool run_key_case(const char* name, const std::vector<T>& x, const std::v
   std::vector<rs_u32> hist(local ? grid * nkeys : 0, 0xA5A5A5A5u);
   unsigned err[2] = {0, 0};
   g_engine_error = false;
-  launch(grid, block, local ? 4 * nkeys : 0, [&] { rs_key_count(keys.data(), n, nkeys, counts.data(), local ? hist.data() : nullptr, err); });
+  launch(grid, block, local ? 4 * nkeys : 12 * RS_KEY_TS, [&] { rs_key_count(keys.data(), n, nkeys, counts.data(), local ? hist.data() : nullptr, err); });
   bool want_bad = false;
   for (rs_i64 k : keys) want_bad |= k < 0 || (unsigned long long)k >= nkeys;
   if (err[0] != (want_bad ? 1u : 0u) || g_engine_error) {
@@ -1047,7 +1056,7 @@ static bool run_key_case(const char* name, const std::vector<T>& x, const std::v
   for (rs_i64 k : keys) ++want_off[k + 1];
   for (unsigned long long k = 1; k < words; ++k) want_off[k] += want_off[k - 1];
   std::vector<T> sorted(n + 1, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
-  launch(grid, block, local ? 8 * nkeys : 0, [&] { rs_key_scatter_body<T>(x.data(), keys.data(), n, nkeys, cursor.data(), local ? hist.data() : nullptr, sorted.data()); });
+  launch(grid, block, local ? 12 * nkeys : 20 * RS_KEY_TS, [&] { rs_key_scatter_body<T>(x.data(), keys.data(), n, nkeys, cursor.data(), local ? hist.data() : nullptr, sorted.data()); });
   bool ok = !g_engine_error;
   for (unsigned long long k = 0; k < words && ok; ++k) {
     if (counts[k] != want_off[k] || (k < nkeys && cursor[k] != want_off[k + 1])) {
