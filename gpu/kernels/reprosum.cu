@@ -2597,11 +2597,13 @@ RS_DEV void rs_segcs_scan_body(const T* x, T* out, RsGroups G, rs_u64 n, const r
 // contiguous chunk of the input in shared memory and stores those counts at hist[block *
 // nkeys + k]; the scatter, on the same grid (so the same chunks), reserves each key's places
 // for its whole chunk with one global atomic add per key, then places its values by
-// shared-memory atomics. Otherwise both passes take the input in tiles of blockDim *
-// RS_KEY_U values and gather each tile's equal keys in a shared-memory table (open
-// addressing, RS_KEY_TS slots, at most RS_KEY_PROBES probes): one global atomic add per
-// distinct key of the tile, so a key that many values share (skewed keys) does not take an
-// atomic add per value on one address. A value whose key finds no slot takes its own.
+// shared-memory atomics. Otherwise both passes gather equal keys in a shared-memory table
+// (open addressing, RS_KEY_TS slots) so that a key many values share (skewed keys) does not
+// take an atomic add per value on one address: the count keeps one table for the block's
+// whole share (its first keys keep the slots; a key that finds none in RS_KEY_PROBES_COUNT
+// probes takes its own atomic add) and adds each slot's count at the end; the scatter
+// takes tiles of blockDim * RS_KEY_U values, one table per tile (RS_KEY_PROBES probes), and
+// claims each slot's places with one global atomic add.
 
 #ifndef RS_KEY_LOCAL
 #define RS_KEY_LOCAL 4096
@@ -2620,14 +2622,18 @@ RS_DEV void rs_segcs_scan_body(const T* x, T* out, RsGroups G, rs_u64 n, const r
 #ifndef RS_KEY_PROBES
 #define RS_KEY_PROBES 8
 #endif
+// The count's table is kept for a block's whole share, so it fills: fewer probes.
+#ifndef RS_KEY_PROBES_COUNT
+#define RS_KEY_PROBES_COUNT 2
+#endif
 #define RS_KEY_EMPTY (~(rs_u64)0)
 
-// The slot of key k in a tile's table (tk: keys, tc: counts), claimed or found, with the
-// count of the tile's values of k before this one in `rank`; -1 when the probes find no
-// slot. Any number of threads may insert at once.
-RS_DEV int rs_key_slot(rs_u64* tk, rs_u32* tc, rs_u64 k, rs_u32& rank) {
+// The slot of key k in a table (tk: keys, tc: counts), claimed or found within `probes`
+// slots, with the count of the values of k before this one in `rank`; -1 when the probes
+// find no slot. Any number of threads may insert at once.
+RS_DEV int rs_key_slot(rs_u64* tk, rs_u32* tc, rs_u64 k, rs_u32& rank, int probes) {
   rs_u32 s = (rs_u32)((k * 0x9E3779B97F4A7C15ull) >> (64 - RS_KEY_TS_LOG2));
-  for (int p = 0; p < RS_KEY_PROBES; ++p) {
+  for (int p = 0; p < probes; ++p) {
     const rs_u64 old = RS_ATOMIC_CAS_U64(tk + s, RS_KEY_EMPTY, k);
     if (old == RS_KEY_EMPTY || old == k) {
       rank = RS_ATOMIC_ADD_U32(tc + s, 1u);
@@ -2680,35 +2686,25 @@ RS_DEV void rs_key_count_body(const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64
       if (c) RS_ATOMIC_ADD_U64(counts + 1 + k, (rs_u64)c);
     }
   } else {
+    // One table for the block's whole share (no barrier per tile): the keys that take its
+    // slots first keep them, the others take their own atomic adds after a few probes.
     rs_u64* tk = reinterpret_cast<rs_u64*>(rs_smem);
     rs_u32* tc = reinterpret_cast<rs_u32*>(tk + RS_KEY_TS);
     rs_key_table_clear(tk, tc);
     RS_SYNC();
-    const rs_u64 T = (rs_u64)B * RS_KEY_U;
-    for (rs_u64 t0 = RS_BID * T; t0 < n; t0 += RS_GDIM * T) {
-      rs_i64 k[RS_KEY_U];
-      for (int u = 0; u < RS_KEY_U; ++u) {
-        const rs_u64 i = t0 + (rs_u64)u * B + tid;
-        k[u] = i < n ? keys[i] : 0;
-        if (i < n && (k[u] < 0 || (rs_u64)k[u] >= nkeys)) {
-          bad = true;
-          k[u] = -1;
-        }
+    const rs_u64 step = RS_GDIM * (rs_u64)B;
+    for (rs_u64 i = RS_BID * (rs_u64)B + tid; i < n; i += step) {
+      const rs_i64 k = keys[i];
+      rs_u32 rank;
+      if (k < 0 || (rs_u64)k >= nkeys) {
+        bad = true;
+      } else if (rs_key_slot(tk, tc, (rs_u64)k, rank, RS_KEY_PROBES_COUNT) < 0) {
+        RS_ATOMIC_ADD_U64(counts + 1 + k, (rs_u64)1);
       }
-      for (int u = 0; u < RS_KEY_U; ++u) {
-        rs_u32 rank;
-        if (t0 + (rs_u64)u * B + tid < n && k[u] >= 0 && rs_key_slot(tk, tc, (rs_u64)k[u], rank) < 0)
-          RS_ATOMIC_ADD_U64(counts + 1 + k[u], (rs_u64)1);
-      }
-      RS_SYNC();
-      // Each slot's count to its key, and the slot emptied for the next tile.
-      for (rs_u32 s = tid; s < RS_KEY_TS; s += B) {
-        if (tc[s]) RS_ATOMIC_ADD_U64(counts + 1 + tk[s], (rs_u64)tc[s]);
-        tk[s] = RS_KEY_EMPTY;
-        tc[s] = 0;
-      }
-      RS_SYNC();
     }
+    RS_SYNC();
+    for (rs_u32 s = tid; s < RS_KEY_TS; s += B)
+      if (tc[s]) RS_ATOMIC_ADD_U64(counts + 1 + tk[s], (rs_u64)tc[s]);
   }
   if (bad) err[0] = 1u;
 }
@@ -2864,7 +2860,7 @@ RS_DEV void rs_key_scatter_body(const T* x, const rs_i64* keys, rs_u64 n, rs_u64
         rk[u] = 0;
         at[u] = 0;
         if (t0 + (rs_u64)u * B + tid < n) {
-          sl[u] = rs_key_slot(tk, tc, (rs_u64)k[u], rk[u]);
+          sl[u] = rs_key_slot(tk, tc, (rs_u64)k[u], rk[u], RS_KEY_PROBES);
           if (sl[u] < 0) at[u] = RS_ATOMIC_ADD_U64(cursor + k[u], (rs_u64)1);
         }
       }
