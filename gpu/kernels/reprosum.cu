@@ -1286,35 +1286,27 @@ RS_DEV typename RsF<T>::U rs_block_max(typename RsF<T>::U mx, typename RsF<T>::U
 // 2^(W-1) grid units). A value at or above the window's threshold sends the tile elsewhere,
 // so what its pieces are does not matter.
 //
-// The deposit's own form: each slot's running value m starts at the slot's reference B_j
-// and takes q = m + low1(v), v keeping v + (m - q); the last slot only adds. m stays on the
-// slot's grid in B_j's binade (E pieces below 2^(W-1) grid units each, far from the binade's
-// edge), so q - m is the piece (B_j + low1(v)) - B_j would give: the rounding of low1(v) to
-// the grid, which cannot tie (low1 sets a bit far below half the grid). The parts are then
-// m - B_j, exact (both in one binade). Three float operations per slot and one for the last,
-// against four per slot in the form that subtracts each piece from its part.
+// The deposit itself (rs_deposit): each slot's running value m starts at the slot's reference
+// B_j and takes q = m + low1(v), v keeping v + (m - q); the last slot only adds. m stays on
+// the slot's grid in B_j's binade (E pieces below 2^(W-1) grid units each, far from the
+// binade's edge), so q - m is the piece (B_j + low1(v)) - B_j would give: the rounding of
+// low1(v) to the grid, which cannot tie (low1 sets a bit far below half the grid). The parts
+// are then m - B_j, exact (both in one binade). Three float operations per slot and one for
+// the last, against four per slot in the form that subtracts each piece from its part.
 template <typename T, int K, int E>
 RS_DEV void rs_parts(const T* vals, unsigned r, const RsWin<T, K>& w, T (&part)[K]) {
+  RsAcc<T, K> a;
 #pragma unroll
-  for (int j = 0; j < K; ++j) part[j] = w.bj[j];
+  for (int j = 0; j < K; ++j) a.p[j] = w.bj[j];
 #pragma unroll
   for (int u = 0; u < E / RsF<T>::VEC; ++u) {
     T x[RsF<T>::VEC];
     rs_ld16(vals + rs_vec_pos<T, E>(r, u), x);
 #pragma unroll
-    for (int e = 0; e < RsF<T>::VEC; ++e) {
-      T v = x[e];
-#pragma unroll
-      for (int j = 0; j + 1 < K; ++j) {
-        const T q = rs_add(part[j], rs_low1(v));
-        v = rs_add(v, rs_sub(part[j], q));
-        part[j] = q;
-      }
-      part[K - 1] = rs_add(part[K - 1], rs_low1(v));
-    }
+    for (int e = 0; e < RsF<T>::VEC; ++e) rs_deposit(a, x[e]);
   }
 #pragma unroll
-  for (int j = 0; j < K; ++j) part[j] = rs_sub(part[j], w.bj[j]);
+  for (int j = 0; j < K; ++j) part[j] = rs_sub(a.p[j], w.bj[j]);
 }
 
 // Raking threads of rs_block_exclusive_parts (at most RS_RAKE): about the square root of
