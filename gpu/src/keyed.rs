@@ -6,9 +6,9 @@
 //! anything else runs, so a key out of range leaves `out` untouched); three integer scans
 //! turn the counts into offsets and cursors; `rs_key_scatter_*` moves each value into its
 //! key's segment of a workspace copy; the segmented kernels sum each segment. With more keys
-//! than [`KEY_LOCAL`], both passes gather each tile's equal keys in a shared-memory table
-//! first, so that a key many values share takes one global atomic add per tile, not one per
-//! value on a single address. Where a key's values land within its segment depends on the
+//! than [`KEY_LOCAL`], both passes gather equal keys in a shared-memory table first (the
+//! count one table per block, the scatter one per tile), so that a key many values share
+//! takes one global atomic add per block or tile, not one per value on a single address. Where a key's values land within its segment depends on the
 //! schedule (atomic adds on the cursors and in the tables), but a segment's sum is the exact
 //! merge of its values' states, the same in any order: the bits cannot depend on the
 //! schedule, the grid or the block size.
