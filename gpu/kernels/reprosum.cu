@@ -2606,7 +2606,8 @@ RS_DEV void rs_segcs_scan_body(const T* x, T* out, RsGroups G, rs_u64 n, const r
 #ifndef RS_KEY_U
 #define RS_KEY_U 4
 #endif
-// Slots of a tile's key table (a power of two: 2^RS_KEY_TS_LOG2), and the probes a key makes.
+// Slots of a key table (a power of two: 2^RS_KEY_TS_LOG2; one table per block in the count,
+// one per tile in the scatter), and the probes a key makes in the scatter.
 #ifndef RS_KEY_TS_LOG2
 #define RS_KEY_TS_LOG2 11
 #endif

@@ -8,10 +8,10 @@
 //! key's segment of a workspace copy; the segmented kernels sum each segment. With more keys
 //! than [`KEY_LOCAL`], both passes gather equal keys in a shared-memory table first (the
 //! count one table per block, the scatter one per tile), so that a key many values share
-//! takes one global atomic add per block or tile, not one per value on a single address. Where a key's values land within its segment depends on the
-//! schedule (atomic adds on the cursors and in the tables), but a segment's sum is the exact
-//! merge of its values' states, the same in any order: the bits cannot depend on the
-//! schedule, the grid or the block size.
+//! takes one global atomic add per block or tile, not one per value on a single address.
+//! Where a key's values land within its segment depends on the schedule (atomic adds on the
+//! cursors and in the tables), but a segment's sum is the exact merge of its values' states,
+//! the same in any order: the bits cannot depend on the schedule, the grid or the block size.
 
 use super::*;
 
@@ -26,9 +26,9 @@ pub(super) const KEY_SCATTER_PARAMS: usize = 7;
 pub(super) const KEY_LOCAL: u64 = 4096;
 /// Words per thread of the integer scans (`RS_SCAN_E` in the kernel source).
 pub(super) const SCAN_ITEMS: u64 = 8;
-/// Slots of the table in which each tile of the many-keys passes gathers its equal keys
-/// (`RS_KEY_TS` in the kernel source): 64-bit keys and 32-bit counts in the count, and 64-bit
-/// bases too in the scatter.
+/// Slots of the table in which the many-keys passes gather equal keys (`RS_KEY_TS` in the
+/// kernel source; one table per block in the count, one per tile in the scatter): 64-bit keys
+/// and 32-bit counts in the count, and 64-bit bases too in the scatter.
 pub(super) const KEY_TABLE_SLOTS: u32 = 2048;
 /// Threads per block of the keyed kernels.
 const KEY_BLOCK: u32 = 256;
@@ -118,7 +118,8 @@ impl<R: Runtime> Device<R> {
         // Enough blocks to fill the device (four per multiprocessor); with shared-memory counts
         // one per multiprocessor, since each block's values go to nkeys places that fill in
         // turn, and fewer such places at once are written faster (measured on the H100: 12%
-        // (f64) and 25% (f32) faster at 1e3 keys than four per multiprocessor), and fewer
+        // (f64) and 25% (f32) faster at 1e3 uniform keys than four per multiprocessor, skewed
+        // keys the same), and fewer
         // than 2^31 values a block (its 32-bit counts).
         let per_mp = if local { 1 } else { 4 };
         let grid = n
