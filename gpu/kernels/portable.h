@@ -5,7 +5,8 @@
 // that the includer provides before including this file; see the RS_HOST_SHIM branch).
 //
 // What the kernels use: thread/block indices and dimensions, block barriers, dynamic
-// shared memory, 32- and 64-bit integer atomic adds (global and shared memory),
+// shared memory, 32- and 64-bit integer atomic adds (global and shared memory), 32-bit
+// atomic maximum and or (shared memory), 64-bit compare-and-swap (shared memory),
 // device-wide fences, volatile loads, 16-byte vector loads and stores, bit casts,
 // count-leading-zeros, round-to-nearest IEEE add/sub/mul and double-to-float conversion
 // (no division: on AMD it compiles to FMAs). They use NO warp shuffles, ballots,
@@ -50,6 +51,9 @@
 #define RS_ATOMIC_ADD_U64(ptr, v) atomicAdd((ptr), (v))
 // 64-bit compare-and-swap in shared memory, giving the old word (the keyed sums' tables).
 #define RS_ATOMIC_CAS_U64(ptr, cmp, v) atomicCAS((ptr), (cmp), (v))
+// 32-bit atomic maximum and bitwise or in shared memory (the keyed sums' windows and flags).
+#define RS_ATOMIC_MAX_U32(ptr, v) atomicMax((ptr), (v))
+#define RS_ATOMIC_OR_U32(ptr, v) atomicOr((ptr), (v))
 // Dynamic shared memory: one raw array, carved by offset (aligned to 16 bytes).
 #define RS_DYN_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
 
@@ -91,7 +95,8 @@ RS_DEV void rs_st16(float* p, const float (&v)[4]) {
 #elif defined(RS_HOST_SHIM)
 
 // CPU build: the includer defines RS_KERNEL, RS_DEV, RS_TID, RS_BID, RS_BDIM, RS_GDIM,
-// RS_SYNC, RS_FENCE, RS_ATOMIC_ADD_U32, RS_ATOMIC_ADD_U64, RS_ATOMIC_CAS_U64 and RS_DYN_SHARED for its thread model, then
+// RS_SYNC, RS_FENCE, RS_ATOMIC_ADD_U32, RS_ATOMIC_ADD_U64, RS_ATOMIC_CAS_U64, RS_ATOMIC_MAX_U32,
+// RS_ATOMIC_OR_U32 and RS_DYN_SHARED for its thread model, then
 // includes this file, which supplies the arithmetic (with -ffp-contract=off).
 #include <cstdint>
 #include <cstring>

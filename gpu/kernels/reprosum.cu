@@ -2892,6 +2892,436 @@ RS_KERNEL void rs_key_scatter_f32(const float* x, const rs_i64* keys, rs_u64 n, 
   rs_key_scatter_body<float>(x, keys, n, nkeys, cursor, hist, sorted);
 }
 
+// ---- Keyed sums by key ranges: a partition, then exact integer sums in shared memory ----
+//
+// The host's path for many keys (more than RS_KEY_LOCAL, at most RS_KR_MAXR ranges): the keys
+// are cut into ranges of 2^s consecutive keys (key >> s is a key's range), 2^s as large as a
+// block's shared memory holds one accumulator per key of a range. Then:
+//   rs_kr_count   counts the values of each range (hist, shared-memory counts per block) and
+//                 checks every key (err[0] = 1 for a key outside [0, nkeys)); the host reads
+//                 that verdict back before anything else runs. An integer scan (the
+//                 rs_u64_scan kernels) turns the counts into each range's start and a cursor.
+//   rs_kr_part_*  one or two partition passes move the (key, value) pairs so that each
+//                 range's pairs are contiguous (keys as 32-bit words): a block takes a tile,
+//                 counts its pairs per digit of the range number in shared memory, claims
+//                 each digit's places with one global atomic add, stages the pairs in
+//                 shared memory in digit order and writes them out, so that the stores of a
+//                 digit are consecutive. A first pass by the range's high digit and a second
+//                 within each high digit's segment (rs_kr_part2_*) by the low digit, where
+//                 the ranges need more than one digit.
+//   rs_kr_plan    (one block) each segment's tiles: its length over the tile size, rounded
+//                 up (at least one for a range, so that every key's sum is written), as
+//                 prefix sums; a block finds its segment by a binary search.
+//   rs_kr_acc_*   each block takes a tile of one range and keeps, in shared memory, each key's
+//                 window (the largest magnitude so far) and, per slot of the window, the sum
+//                 of its values' pieces as a 64-bit integer (units of the slot's last place):
+//                 rounds of RS_KR_ACC_U values a thread: the keys' largest magnitudes
+//                 (atomic maximum), a barrier, each key whose largest magnitude left its
+//                 window raises it (its sums move down the slots, the lowest dropped), a
+//                 barrier, each value's pieces added (atomic adds). At the end each key's sums
+//                 become its renormalised state: primary = the slot's bin plus the sum modulo
+//                 a quarter of the bin's binade, carry = the whole quarters. A range of one
+//                 tile writes each key's value; a range of several stores the states, and
+//                 rs_kr_merge_* merges each key's states in order and writes its value.
+// Why the bits are the core's: a value's piece in a slot is the rounding of its remainder to
+// the slot's grid (the forced low bit rules out ties), whatever the slot's running sum, so
+// the pieces are those of the core's deposits with the same window; a slot's sum of pieces is
+// exact (integers), so its renormalised state is a function of the multiset alone; the core
+// raises a window the same way (the slots above take nothing from values below them: their
+// pieces round to zero there), and merges are exact. So a key's state, hence its bits, cannot
+// depend on the order, the partition, the schedule, the grid or the block size. A tile of a
+// range holds at most 2^21 values (the host's limit), and every piece is below 2^40 units of
+// its slot's last place (2^15 for f32), so no 64-bit sum can overflow.
+
+// Values per thread of a partition tile, and of a round of the accumulation.
+#ifndef RS_KR_U
+#define RS_KR_U 8
+#endif
+#ifndef RS_KR_ACC_U
+#define RS_KR_ACC_U 8
+#endif
+
+// The segment g of a list of segments over the starts `start` (start[g * stride] up to
+// start[min((g + 1) * stride, last)]).
+RS_DEV void rs_kr_seg(const rs_u64* start, rs_u64 g, rs_u64 stride, rs_u64 last, rs_u64& lo, rs_u64& hi) {
+  const rs_u64 e = (g + 1) * stride;
+  lo = start[g * stride];
+  hi = start[e < last ? e : last];
+}
+
+// The segment of block b: g with first[g] <= b < first[g + 1] (first: nseg + 1 non-decreasing
+// words, first[0] = 0), or nseg when b >= first[nseg].
+RS_DEV rs_u64 rs_kr_find(const rs_u64* first, rs_u64 nseg, rs_u64 b) {
+  if (b >= first[nseg]) return nseg;
+  rs_u64 lo = 0, hi = nseg;
+  while (hi - lo > 1) {
+    const rs_u64 mid = lo + (hi - lo) / 2;
+    if (first[mid] <= b) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+// hist[r] (nr words, zeroed by the host) gets the number of values whose key is in range r;
+// err[0] = 1 for a key outside [0, nkeys). Shared memory: nr 32-bit counts (a block counts
+// fewer than 2^32 values: the host's limit on n).
+RS_DEV void rs_kr_count_body(const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64 s, rs_u64 nr, rs_u64* hist,
+                             rs_u32* err) {
+  RS_DYN_SHARED(rs_smem);
+  rs_u32* h = reinterpret_cast<rs_u32*>(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  for (rs_u64 r = tid; r < nr; r += B) h[r] = 0;
+  RS_SYNC();
+  bool bad = false;
+  const rs_u64 step = RS_GDIM * (rs_u64)B;
+  for (rs_u64 i = RS_BID * (rs_u64)B + tid; i < n; i += step) {
+    const rs_i64 k = keys[i];
+    if (k < 0 || (rs_u64)k >= nkeys) {
+      bad = true;
+    } else {
+      RS_ATOMIC_ADD_U32(h + ((rs_u64)k >> s), 1u);
+    }
+  }
+  RS_SYNC();
+  for (rs_u64 r = tid; r < nr; r += B) {
+    const rs_u32 c = h[r];
+    if (c) RS_ATOMIC_ADD_U64(hist + r, (rs_u64)c);
+  }
+  if (bad) err[0] = 1u;
+}
+
+// The tiles of each of nseg segments (rs_kr_seg over start, stride, last) of `tile` positions,
+// at least `at_least`: first[g] = the tiles of the segments before g (first[nseg] all of
+// them); with `multi`, multi[g] = those of the segments before g that have more than one tile.
+// `copy` (when not null) gets start[0..=last]. One block; shared memory: blockDim + 1 words.
+RS_DEV void rs_kr_plan_body(const rs_u64* start, rs_u64 nseg, rs_u64 stride, rs_u64 last, rs_u64 tile,
+                            rs_u64 at_least, rs_u64* first, rs_u64* multi, rs_u64* copy) {
+  RS_DYN_SHARED(rs_smem);
+  rs_u64* S = reinterpret_cast<rs_u64*>(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  if (RS_BID != 0) return;  // the same for the block
+  if (copy)
+    for (rs_u64 i = tid; i <= last; i += B) copy[i] = start[i];
+  const rs_u64 per = (nseg + B - 1) / B, g0 = (rs_u64)tid * per;
+  rs_u64 v = 0, vm = 0;
+  for (rs_u64 g = g0; g < g0 + per && g < nseg; ++g) {
+    rs_u64 lo, hi;
+    rs_kr_seg(start, g, stride, last, lo, hi);
+    rs_u64 t = (hi - lo + tile - 1) / tile;
+    t = t < at_least ? at_least : t;
+    v += t;
+    vm += t > 1 ? t : 0;
+  }
+  rs_u64 total, total_m;
+  rs_u64 run = rs_u64_block_exclusive(v, S, total);
+  rs_u64 run_m = rs_u64_block_exclusive(vm, S, total_m);
+  for (rs_u64 g = g0; g < g0 + per && g < nseg; ++g) {
+    rs_u64 lo, hi;
+    rs_kr_seg(start, g, stride, last, lo, hi);
+    rs_u64 t = (hi - lo + tile - 1) / tile;
+    t = t < at_least ? at_least : t;
+    first[g] = run;
+    run += t;
+    if (multi) multi[g] = run_m;
+    run_m += t > 1 ? t : 0;
+  }
+  if (tid == 0) {
+    first[nseg] = total;
+    if (multi) multi[nseg] = total_m;
+  }
+}
+
+// One partition pass: the pairs of each segment (without `start`: one segment, [0, n), its
+// tiles taken in turn by the blocks; with it, block b takes tile b - first[g] of segment g,
+// rs_kr_seg(start, g, stride, last)) are moved, by the digit d = ((key >> s) >> lo) & (D - 1)
+// of their range, to cursor[g * stride + (d << lo)] onward (each digit's places claimed once a
+// tile), keys as 32-bit words. Shared memory: D 64-bit bases, blockDim * RS_KR_U values and
+// keys, D + 16 32-bit counts.
+template <typename T, typename KT>
+RS_DEV void rs_kr_part_body(const T* x, const KT* keys, rs_u64 n, rs_u64 s, rs_u64 lo, rs_u64 D,
+                            const rs_u64* start, rs_u64 stride, rs_u64 last, const rs_u64* first,
+                            rs_u64 nseg, rs_u64* cursor, T* xo, rs_u32* ko) {
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 TP = (rs_u64)B * RS_KR_U;
+  rs_u64* gb = reinterpret_cast<rs_u64*>(rs_smem);
+  T* xs = reinterpret_cast<T*>(gb + D);
+  rs_u32* ks = reinterpret_cast<rs_u32*>(xs + TP);
+  rs_u32* cnt = ks + TP;
+  rs_u32* lst = cnt + D;
+  rs_u32* part = lst + D;
+  rs_u64 t0, t1, step, cbase = 0;
+  if (start) {
+    const rs_u64 g = rs_kr_find(first, nseg, RS_BID);
+    if (g == nseg) return;  // the same for the block
+    rs_u64 a, e;
+    rs_kr_seg(start, g, stride, last, a, e);
+    t0 = a + (RS_BID - first[g]) * TP;
+    t1 = t0 + TP < e ? t0 + TP : e;
+    step = 0;
+    cbase = g * stride;
+  } else {
+    t0 = RS_BID * TP;
+    t1 = t0 + TP < n ? t0 + TP : n;
+    step = RS_GDIM * TP;
+  }
+  const rs_u32 mask = (rs_u32)(D - 1);
+  const rs_u32 C = (rs_u32)((D + 15) / 16);
+  while (t0 < t1) {
+    for (rs_u64 d = tid; d < D; d += B) cnt[d] = 0;
+    RS_SYNC();
+    KT kk[RS_KR_U];
+    T v[RS_KR_U];
+    rs_u32 dg[RS_KR_U], rk[RS_KR_U];
+#pragma unroll
+    for (int u = 0; u < RS_KR_U; ++u) {
+      const rs_u64 i = t0 + (rs_u64)u * B + tid;
+      kk[u] = i < t1 ? keys[i] : (KT)0;
+      v[u] = i < t1 ? x[i] : (T)0;
+    }
+#pragma unroll
+    for (int u = 0; u < RS_KR_U; ++u) {
+      dg[u] = (rs_u32)((((rs_u64)kk[u]) >> s) >> lo) & mask;
+      rk[u] = t0 + (rs_u64)u * B + tid < t1 ? RS_ATOMIC_ADD_U32(cnt + dg[u], 1u) : 0u;
+    }
+    RS_SYNC();
+    // Each digit's places claimed; the digits' local starts: C threads sum 16 counts each.
+    for (rs_u64 d = tid; d < D; d += B) {
+      const rs_u32 c = cnt[d];
+      if (c) gb[d] = RS_ATOMIC_ADD_U64(cursor + cbase + (d << lo), (rs_u64)c);
+    }
+    for (rs_u32 c = tid; c < C; c += B) {
+      rs_u32 sum = 0;
+      for (rs_u32 j = 0; j < 16 && c * 16 + j < D; ++j) sum += cnt[c * 16 + j];
+      part[c] = sum;
+    }
+    RS_SYNC();
+    for (rs_u32 c = tid; c < C; c += B) {
+      rs_u32 run = 0;
+      for (rs_u32 j = 0; j < c; ++j) run += part[j];
+      for (rs_u32 j = 0; j < 16 && c * 16 + j < D; ++j) {
+        lst[c * 16 + j] = run;
+        run += cnt[c * 16 + j];
+      }
+    }
+    RS_SYNC();
+#pragma unroll
+    for (int u = 0; u < RS_KR_U; ++u) {
+      if (t0 + (rs_u64)u * B + tid < t1) {
+        const rs_u32 p = lst[dg[u]] + rk[u];
+        xs[p] = v[u];
+        ks[p] = (rs_u32)kk[u];
+      }
+    }
+    RS_SYNC();
+    // In digit order: each digit's values go to consecutive places.
+    const rs_u32 m = (rs_u32)(t1 - t0);
+    for (rs_u32 p = tid; p < m; p += B) {
+      const rs_u32 k = ks[p];
+      const rs_u32 d = (rs_u32)((((rs_u64)k) >> s) >> lo) & mask;
+      const rs_u64 at = gb[d] + (p - lst[d]);
+      xo[at] = xs[p];
+      ko[at] = k;
+    }
+    if (step == 0) break;
+    t0 += step;
+    t1 = t0 + TP < n ? t0 + TP : n;
+  }
+}
+
+// A key's slot sums with its window raised by `by` slots (the sums move down, the lowest
+// `by` dropped, the new top ones zero).
+RS_DEV void rs_kr_raise(rs_i64* sums, int k, int by) {
+  for (int j = k - 1; j >= 0; --j) sums[j] = j >= by ? sums[j - by] : 0;
+}
+
+// The pieces of a finite x in the window starting at bin w (the core's deposit, rs_deposit or
+// rs_deposit_top, against the slots' bins: the same pieces), each added to its slot's sum in
+// units of the slot's last place (q and the bin share their exponent).
+template <typename T>
+RS_DEV void rs_kr_deposit(rs_i64* sums, int k, int w, T x) {
+  typedef typename RsF<T>::U U;
+  for (int j = 0; j < k; ++j) {
+    const T m = rs_bin<T>(w + j);
+    T q;
+    if (j == 0 && w == 0) {
+      q = rs_add(m, rs_low1(rs_mul(x, rs_pow2<T>(RsF<T>::COMP_EXP))));
+      const T d = rs_mul(rs_sub(m, q), rs_pow2<T>(-RsF<T>::COMP_EXP - 1));
+      x = rs_add(x, d);
+      x = rs_add(x, d);
+    } else {
+      q = rs_add(m, rs_low1(x));
+      x = rs_add(x, rs_sub(m, q));
+    }
+    const U diff = (U)(rs_bits(q) - rs_bits(m));
+    const rs_i64 piece = sizeof(U) == 8 ? (rs_i64)diff : (rs_i64)(int)(rs_u32)diff;
+    if (piece) RS_ATOMIC_ADD_U64(reinterpret_cast<rs_u64*>(sums + j), (rs_u64)piece);
+    // A zero remainder leaves nothing for the slots below (its low bit rounds away).
+    if (rs_is_zero(x)) return;
+  }
+}
+
+// The renormalised state of a key from its window (w: its top bin plus one, 0 for none) and
+// slot sums, with its flags.
+template <typename T, int K>
+RS_DEV void rs_kr_state(RsAcc<T, K>& a, rs_u32 w, const rs_i64* sums, rs_u32 flags) {
+  typedef typename RsF<T>::U U;
+  rs_clear(a);
+  a.flags = flags;
+  if (w == 0) return;
+  const int k = a.k.get();
+  const int sh = RsF<T>::MANT - 2;
+  for (int j = 0; j < k; ++j) {
+    const rs_i64 S = sums[j];
+    a.p[j] = rs_from_bits((U)(rs_bits(rs_bin<T>((int)w - 1 + j)) + (U)(S & (((rs_i64)1 << sh) - 1))));
+    a.c[j] = (T)(S >> sh);
+  }
+}
+
+// One tile of one range (see the section's comment). keys: 32-bit keys of the range's pairs
+// (contiguous from start[r]); first/multi: rs_kr_plan's over the ranges (stride 1). Shared
+// memory: 2^s * fold 64-bit sums, then 2^s 32-bit largest magnitudes (rs_mag_key + 1, 0 for
+// none), windows and flags.
+template <typename T, int K>
+RS_DEV void rs_kr_acc_body(const T* x, const rs_u32* keys, const rs_u64* start, const rs_u64* first,
+                           const rs_u64* multi, rs_u64 nr, rs_u64 s, rs_u64 nkeys, rs_u64 tile, T* out,
+                           T* partial, RsFold<K> fold) {
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const int k = fold.get();
+  const rs_u64 L = (rs_u64)1 << s;
+  const rs_u64 r = rs_kr_find(first, nr, RS_BID);
+  if (r == nr) return;  // the same for the block
+  const rs_u64 t = RS_BID - first[r], np = first[r + 1] - first[r];
+  const rs_u64 a0 = start[r] + t * tile, e = start[r + 1];
+  const rs_u64 a1 = a0 + tile < e ? a0 + tile : e;
+  rs_i64* sums = reinterpret_cast<rs_i64*>(rs_smem);
+  rs_u32* mx = reinterpret_cast<rs_u32*>(sums + L * (rs_u64)k);
+  rs_u32* win = mx + L;
+  rs_u32* fl = win + L;
+  for (rs_u64 i = tid; i < L * (rs_u64)k; i += B) sums[i] = 0;
+  for (rs_u64 i = tid; i < L; i += B) {
+    mx[i] = 0;
+    win[i] = 0;
+    fl[i] = 0;
+  }
+  const rs_u32 inf_key = (rs_u32)(RsF<T>::INF_BITS >> (8 * sizeof(T) - 32));
+  const rs_u32 none = (rs_u32)L;
+  RS_SYNC();
+  // Two barriers a round: the raises see every largest magnitude of the round and wait for
+  // the previous round's deposits; the deposits see the raised windows.
+  for (rs_u64 c0 = a0; c0 < a1; c0 += (rs_u64)B * RS_KR_ACC_U) {
+    rs_u32 lk[RS_KR_ACC_U];
+    T v[RS_KR_ACC_U];
+#pragma unroll
+    for (int u = 0; u < RS_KR_ACC_U; ++u) {
+      const rs_u64 i = c0 + (rs_u64)u * B + tid;
+      lk[u] = none;
+      v[u] = (T)0;
+      if (i < a1) {
+        lk[u] = keys[i] & (rs_u32)(L - 1);
+        v[u] = x[i];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < RS_KR_ACC_U; ++u) {
+      if (lk[u] == none) continue;
+      const rs_u32 m = rs_mag_key(v[u]);
+      if (m >= inf_key) {
+        RS_ATOMIC_OR_U32(fl + lk[u], rs_special_flag<T>(rs_bits(v[u])));
+        lk[u] = none;
+      } else if (m + 1 > mx[lk[u]]) {
+        // A stale read only costs an atomic: the largest magnitude never falls.
+        RS_ATOMIC_MAX_U32(mx + lk[u], m + 1);
+      }
+    }
+    RS_SYNC();
+    for (rs_u64 j = tid; j < L; j += B) {
+      const rs_u32 m = mx[j];
+      if (m == 0) continue;
+      const rs_u32 ix = (rs_u32)rs_index<T>(rs_key_mag<T>(m - 1));
+      const rs_u32 w = win[j];
+      if (w == 0 || ix + 1 < w) {
+        if (w != 0) rs_kr_raise(sums + j * (rs_u64)k, k, (int)(w - 1 - ix));
+        win[j] = ix + 1;
+      }
+    }
+    RS_SYNC();
+#pragma unroll
+    for (int u = 0; u < RS_KR_ACC_U; ++u)
+      if (lk[u] != none) rs_kr_deposit<T>(sums + lk[u] * (rs_u64)k, k, (int)win[lk[u]] - 1, v[u]);
+  }
+  RS_SYNC();
+  for (rs_u64 j = tid; j < L; j += B) {
+    const rs_u64 key = r * L + j;
+    if (key >= nkeys) break;
+    RsAcc<T, K> a(fold);
+    rs_kr_state(a, win[j], sums + j * (rs_u64)k, fl[j]);
+    if (np == 1) {
+      out[key] = rs_value(a);
+    } else {
+      rs_store(partial, ((multi[r] + t) * L + j) * (rs_u64)(2 * k + 1), 1, a);
+    }
+  }
+}
+
+// The value of each key of a range of several tiles: its tiles' states merged in order.
+template <typename T, int K>
+RS_DEV void rs_kr_merge_body(const rs_u64* first, const rs_u64* multi, rs_u64 s, rs_u64 nkeys, const T* partial,
+                             T* out, RsFold<K> fold) {
+  const int k = fold.get();
+  const rs_u64 L = (rs_u64)1 << s;
+  for (rs_u64 key = RS_BID * RS_BDIM + RS_TID; key < nkeys; key += RS_GDIM * RS_BDIM) {
+    const rs_u64 r = key >> s, np = first[r + 1] - first[r];
+    if (np <= 1) continue;
+    RsAcc<T, K> a(fold), b(fold);
+    rs_clear(a);
+    for (rs_u64 t = 0; t < np; ++t) {
+      rs_load(partial, ((multi[r] + t) * L + (key & (L - 1))) * (rs_u64)(2 * k + 1), 1, b);
+      rs_merge_renormed(a, b);
+    }
+    out[key] = rs_value(a);
+  }
+}
+
+// The kernels (thin wrappers, as the keyed kernels above).
+RS_KERNEL void rs_kr_count(const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64 s, rs_u64 nr, rs_u64* hist,
+                           rs_u32* err) {
+  rs_kr_count_body(keys, n, nkeys, s, nr, hist, err);
+}
+RS_KERNEL void rs_kr_plan(const rs_u64* start, rs_u64 nseg, rs_u64 stride, rs_u64 last, rs_u64 tile,
+                          rs_u64 at_least, rs_u64* first, rs_u64* multi, rs_u64* copy) {
+  rs_kr_plan_body(start, nseg, stride, last, tile, at_least, first, multi, copy);
+}
+#define RS_INSTANTIATE_KR(T, TN, K)                                                                 \
+  RS_KERNEL void rs_kr_part_##TN(const T* x, const rs_i64* keys, rs_u64 n, rs_u64 s, rs_u64 lo,     \
+                                 rs_u64 D, rs_u64* cursor, T* xo, rs_u32* ko) {                     \
+    rs_kr_part_body<T, rs_i64>(x, keys, n, s, lo, D, nullptr, 0, 0, nullptr, 0, cursor, xo, ko);    \
+  }                                                                                                 \
+  RS_KERNEL void rs_kr_part2_##TN(const T* x, const rs_u32* keys, rs_u64 s, rs_u64 D,               \
+                                  const rs_u64* start, rs_u64 stride, rs_u64 last,                  \
+                                  const rs_u64* first, rs_u64 nseg, rs_u64* cursor, T* xo,          \
+                                  rs_u32* ko) {                                                     \
+    rs_kr_part_body<T, rs_u32>(x, keys, 0, s, 0, D, start, stride, last, first, nseg, cursor, xo,  \
+                               ko);                                                                 \
+  }                                                                                                 \
+  RS_KERNEL void rs_kr_acc_##TN(const T* x, const rs_u32* keys, const rs_u64* start,                \
+                                const rs_u64* first, const rs_u64* multi, rs_u64 nr, rs_u64 s,      \
+                                rs_u64 nkeys, rs_u64 tile, T* out, T* partial, rs_u64 fold) {       \
+    rs_kr_acc_body<T, K>(x, keys, start, first, multi, nr, s, nkeys, tile, out, partial,            \
+                         RsFold<K>(fold));                                                          \
+  }                                                                                                 \
+  RS_KERNEL void rs_kr_merge_##TN(const rs_u64* first, const rs_u64* multi, rs_u64 s, rs_u64 nkeys, \
+                                  const T* partial, T* out, rs_u64 fold) {                          \
+    rs_kr_merge_body<T, K>(first, multi, s, nkeys, partial, out, RsFold<K>(fold));                  \
+  }
+
+RS_INSTANTIATE_KR(double, f64, -52)
+RS_INSTANTIATE_KR(float, f32, -21)
+
 // ---- The single-pass cumsum: decoupled look-back over the tiles' states ----------------
 //
 // One launch of ntiles blocks. Each block takes the next tile number from a counter (so

@@ -89,10 +89,11 @@ def audit_descriptors(path):
     # tile_scan_fixed, cumsum_lookback, seg_sum, seg_long, seg_join, rows_short, rows_long) x 2
     # types x 7 folds, 9 run-time-fold kernels (sum, tile_reduce, tile_prefixes, tile_scan,
     # seg_sum, seg_long, seg_join, rows_short, rows_long) x 2 types, the probe, seg_prep, seg_list, the keyed sums' 6 (key_count, the 3
-    # integer scans, key_scatter x 2 types) and the segmented cumsum's 3 run-time-fold kernels
+    # integer scans, key_scatter x 2 types), the key ranges' 10 (kr_count, kr_plan; kr_part,
+    # kr_part2, kr_acc, kr_merge x 2 types) and the segmented cumsum's 3 run-time-fold kernels
     # (segcs_reduce, segcs_carry, segcs_scan) x 2 types.
-    if n != 201:
-        fail(f"{path}: {n} kernel descriptors, want 201")
+    if n != 211:
+        fail(f"{path}: {n} kernel descriptors, want 211")
     return n
 
 

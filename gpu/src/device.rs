@@ -388,8 +388,13 @@ struct Workspace {
     /// The keyed sum's error words, counts (then offsets), cursors, scan parts and the
     /// blocks' counts.
     key: DevMem,
-    /// The keyed sum's values gathered by key.
+    /// The keyed sum's values gathered by key (the key-range path: its pairs after the first
+    /// partition pass).
     key_sorted: DevMem,
+    /// The key-range path's pairs after its second partition pass.
+    key_pairs: DevMem,
+    /// The key-range path's states of ranges of several tiles.
+    key_states: DevMem,
     /// Host keys of a keyed sum, uploaded.
     key_in: DevMem,
     host: HostResult,
@@ -426,6 +431,8 @@ impl Workspace {
             seg_off: DevMem::empty(),
             key: DevMem::empty(),
             key_sorted: DevMem::empty(),
+            key_pairs: DevMem::empty(),
+            key_states: DevMem::empty(),
             key_in: DevMem::empty(),
             host: HostResult::None,
             stage: Stage::Untried,
@@ -2634,6 +2641,7 @@ mod tests {
             .or_else(|| src.find(&format!("RS_KERNEL void {name}_##TN##_k##KN(")))
             .or_else(|| src.find(&format!("RS_KERNEL void {name}_##TN##_k##K(")))
             .or_else(|| src.find(&format!("RS_KERNEL void {name}_##TN##_kn(")))
+            .or_else(|| src.find(&format!("RS_KERNEL void {name}_##TN(")))
             .unwrap_or_else(|| panic!("no kernel {name} in the source"));
         let open = at + src[at..].find('(').unwrap();
         let close = open + src[open..].find(')').unwrap();
@@ -2666,6 +2674,12 @@ mod tests {
         assert_eq!(params("rs_u64_scan_down"), keyed::SCAN_DOWN_PARAMS);
         assert_eq!(params("rs_key_scatter_f64"), keyed::KEY_SCATTER_PARAMS);
         assert_eq!(params("rs_key_scatter_f32"), keyed::KEY_SCATTER_PARAMS);
+        assert_eq!(params("rs_kr_count"), keyed::KR_COUNT_PARAMS);
+        assert_eq!(params("rs_kr_plan"), keyed::KR_PLAN_PARAMS);
+        assert_eq!(params("rs_kr_part"), keyed::KR_PART_PARAMS);
+        assert_eq!(params("rs_kr_part2"), keyed::KR_PART2_PARAMS);
+        assert_eq!(params("rs_kr_acc"), keyed::KR_ACC_PARAMS);
+        assert_eq!(params("rs_kr_merge"), keyed::KR_MERGE_PARAMS);
     }
 
     /// The single-pass kernel's shared memory as the kernel's `rs_lb_smem_bytes` gives it
@@ -2706,6 +2720,7 @@ mod tests {
         assert!(KERNELS.contains(&format!("#define RS_ROW_TEAM {}\n", segmented::ROW_TEAM)));
         assert!(KERNELS.contains(&format!("#define RS_KEY_LOCAL {}\n", keyed::KEY_LOCAL)));
         assert!(KERNELS.contains(&format!("#define RS_SCAN_E {}\n", keyed::SCAN_ITEMS)));
+        assert!(KERNELS.contains(&format!("#define RS_KR_U {}\n", keyed::KR_ITEMS)));
         assert!(keyed::KEY_TABLE_SLOTS.is_power_of_two());
         assert!(KERNELS.contains(&format!(
             "#define RS_KEY_TS_LOG2 {}\n",

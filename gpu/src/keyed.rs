@@ -1,17 +1,24 @@
 //! The keyed sum on a device (a scatter-add, `index_add`, weighted bincount): `out[k]` gets
 //! the bits of `reprosum::sum_by_key`, the sum of every `x[i]` with `keys[i] == k` alone.
 //!
-//! A counting sort by key, then the segmented sum (see the kernel source): `rs_key_count`
+//! With more than [`KEY_LOCAL`] keys (and few enough key ranges, see [`RangePlan`]): the keys
+//! are cut into ranges of consecutive keys, one or two partition passes gather each range's
+//! (key, value) pairs, and a block per tile of a range adds each value's pieces into exact
+//! 64-bit integer sums per key and slot in shared memory, which become each key's
+//! renormalised state (see the kernel source's section "Keyed sums by key ranges"). Otherwise
+//! a counting sort by key, then the segmented sum (see the kernel source): `rs_key_count`
 //! counts each key's values and checks every key (the call reads that verdict back before
 //! anything else runs, so a key out of range leaves `out` untouched); three integer scans
 //! turn the counts into offsets and cursors; `rs_key_scatter_*` moves each value into its
-//! key's segment of a workspace copy; the segmented kernels sum each segment. With more keys
-//! than [`KEY_LOCAL`], both passes gather equal keys in a shared-memory table first (the
-//! count one table per block, the scatter one per tile), so that a key many values share
-//! takes one global atomic add per block or tile, not one per value on a single address.
-//! Where a key's values land within its segment depends on the schedule (atomic adds on the
-//! cursors and in the tables), but a segment's sum is the exact merge of its values' states,
-//! the same in any order: the bits cannot depend on the schedule, the grid or the block size.
+//! key's segment of a workspace copy; the segmented kernels sum each segment. Where the
+//! calls that the key ranges do not take have more keys than [`KEY_LOCAL`], both passes
+//! gather equal keys in a shared-memory table first (the count one table per block, the
+//! scatter one per tile), so that a key many values share takes one global atomic add per
+//! block or tile, not one per value on a single address.
+//! Where a key's values land depends on the schedule (atomic adds on the cursors and in the
+//! tables), but a key's state is the exact sum of its values' pieces (integers) or the exact
+//! merge of their states, the same in any order: the bits cannot depend on the schedule, the
+//! grid or the block size.
 
 use super::*;
 
@@ -21,6 +28,12 @@ pub(super) const SCAN_UP_PARAMS: usize = 3;
 pub(super) const SCAN_PARTS_PARAMS: usize = 2;
 pub(super) const SCAN_DOWN_PARAMS: usize = 4;
 pub(super) const KEY_SCATTER_PARAMS: usize = 7;
+pub(super) const KR_COUNT_PARAMS: usize = 7;
+pub(super) const KR_PLAN_PARAMS: usize = 9;
+pub(super) const KR_PART_PARAMS: usize = 9;
+pub(super) const KR_PART2_PARAMS: usize = 12;
+pub(super) const KR_ACC_PARAMS: usize = 12;
+pub(super) const KR_MERGE_PARAMS: usize = 7;
 
 /// Keys up to which each block counts in shared memory (`RS_KEY_LOCAL` in the kernel source).
 pub(super) const KEY_LOCAL: u64 = 4096;
@@ -32,6 +45,18 @@ pub(super) const SCAN_ITEMS: u64 = 8;
 pub(super) const KEY_TABLE_SLOTS: u32 = 2048;
 /// Threads per block of the keyed kernels.
 const KEY_BLOCK: u32 = 256;
+/// Values per thread of a key-range partition tile (`RS_KR_U` in the kernel source).
+pub(super) const KR_ITEMS: u64 = 8;
+/// The most key ranges: the count's shared-memory counts (4 bytes a range) in 48 KiB.
+pub(super) const KR_MAX_RANGES: u64 = 12288;
+/// Shared memory a block of the accumulation may take for its keys' sums, windows and flags
+/// (`8 * fold + 12` bytes a key): a range has the most keys, a power of two, that fit.
+const KR_ACC_SMEM: u64 = 46 * 1024;
+/// The most bits of a range's number that one partition pass sorts by (256 digits).
+const KR_DIGIT_BITS: u32 = 8;
+/// The longest tile of a range that one block of the accumulation takes: its 64-bit sums
+/// take at most 2^21 pieces below 2^40 units each (f64; f32 below 2^15).
+const KR_MAX_TILE: u64 = 1 << 21;
 
 /// The keyed sum's kernels of one device (one set for both types but the scatter).
 #[derive(Clone, Copy)]
@@ -42,6 +67,14 @@ pub(super) struct KeyKernels {
     pub(super) scan_down: Func,
     /// f64, f32.
     pub(super) scatter: [Func; 2],
+    /// The key-range path (see [`RangePlan`]): count, plan, then per type (f64, f32) the
+    /// partition passes, the accumulation and the merge.
+    pub(super) kr_count: Func,
+    pub(super) kr_plan: Func,
+    pub(super) kr_part: [Func; 2],
+    pub(super) kr_part2: [Func; 2],
+    pub(super) kr_acc: [Func; 2],
+    pub(super) kr_merge: [Func; 2],
 }
 
 impl KeyKernels {
@@ -58,6 +91,58 @@ impl KeyKernels {
             scan_parts: f("rs_u64_scan_parts")?,
             scan_down: f("rs_u64_scan_down")?,
             scatter: [f("rs_key_scatter_f64")?, f("rs_key_scatter_f32")?],
+            kr_count: f("rs_kr_count")?,
+            kr_plan: f("rs_kr_plan")?,
+            kr_part: [f("rs_kr_part_f64")?, f("rs_kr_part_f32")?],
+            kr_part2: [f("rs_kr_part2_f64")?, f("rs_kr_part2_f32")?],
+            kr_acc: [f("rs_kr_acc_f64")?, f("rs_kr_acc_f32")?],
+            kr_merge: [f("rs_kr_merge_f64")?, f("rs_kr_merge_f32")?],
+        })
+    }
+}
+
+/// The key-range path's shape for one call: keys in ranges of `2^s` (one accumulator per key
+/// of a range in a block's shared memory), `nr` ranges, one partition pass by the range's
+/// number or two (`low` bits in the second), accumulation tiles of `tile` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RangePlan {
+    s: u32,
+    nr: u64,
+    /// Bits of the range's number: all in one pass when at most [`KR_DIGIT_BITS`]; else the
+    /// high `bits - low` in the first pass and the low `low` in the second.
+    bits: u32,
+    low: u32,
+    tile: u64,
+}
+
+impl RangePlan {
+    /// The shape for `n` values into `nkeys` keys at `fold` on a device of `mps`
+    /// multiprocessors, or `None` where the counting sort takes the call: at most
+    /// [`KEY_LOCAL`] keys (shared-memory counts), no values, keys past 32 bits, more than
+    /// [`KR_MAX_RANGES`] ranges, or more than 2^31 values (a block's 32-bit counts, and f32
+    /// carries exact in a sum of whole quarters).
+    fn new(n: u64, nkeys: u64, fold: usize, mps: u32) -> Option<Self> {
+        if nkeys <= KEY_LOCAL || n == 0 || n > 1 << 31 || nkeys > 1 << 32 {
+            return None;
+        }
+        let per_key = 8 * fold as u64 + 12;
+        let s = (KR_ACC_SMEM / per_key).ilog2();
+        let nr = nkeys.div_ceil(1 << s);
+        if nr > KR_MAX_RANGES {
+            return None;
+        }
+        let bits = nr.next_power_of_two().trailing_zeros();
+        let low = if bits <= KR_DIGIT_BITS { 0 } else { bits / 2 };
+        // About eight tiles per multiprocessor over the whole input.
+        let tile = (n / (8 * mps.max(1) as u64))
+            .next_power_of_two()
+            .clamp(1 << 13, KR_MAX_TILE);
+        Some(RangePlan {
+            s,
+            nr,
+            bits,
+            low,
+            tile,
         })
     }
 }
@@ -112,6 +197,10 @@ impl<R: Runtime> Device<R> {
             return Err(GpuError::InvalidPointer(
                 "null or misaligned input, keys or output",
             ));
+        }
+        if let Some(plan) = RangePlan::new(n, nkeys, fold, self.multiprocessors) {
+            // SAFETY: the caller's contract.
+            return unsafe { self.keyed_ranges::<T>(ws, x, keys, n, nkeys, out, fold, stream, plan) };
         }
         let k = &self.keyed;
         let local = nkeys <= KEY_LOCAL;
@@ -218,6 +307,137 @@ impl<R: Runtime> Device<R> {
         // SAFETY: `sorted` holds the n values gathered above, `counts` the nkeys + 1 offsets,
         // `out` nkeys values (the caller's contract).
         unsafe { self.seg_locked::<T>(ws, sorted, l, out, fold, stream, &Launch::default()) }
+    }
+
+    /// The keyed sum by key ranges (the kernel source's section "Keyed sums by key ranges"):
+    /// as [`Device::keyed_locked`], whose checks it follows.
+    ///
+    /// # Safety
+    /// As [`Device::keyed_locked`]; `n` and `nkeys` as `plan` was made for.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn keyed_ranges<T: GpuFloat>(
+        &self,
+        ws: &mut Workspace,
+        x: u64,
+        keys: u64,
+        n: u64,
+        nkeys: u64,
+        out: u64,
+        fold: usize,
+        stream: Stream,
+        plan: RangePlan,
+    ) -> Result<(), GpuError> {
+        let k = &self.keyed;
+        let RangePlan {
+            s,
+            nr,
+            bits,
+            low,
+            tile,
+        } = plan;
+        let mps = self.multiprocessors as u64;
+        let words = nr + 1;
+        let two = bits > KR_DIGIT_BITS;
+        let nseg = if two { nr.div_ceil(1 << low) } else { 0 };
+        let nparts = words.div_ceil(KEY_BLOCK as u64 * SCAN_ITEMS);
+        let overflow = || GpuError::InvalidLaunch(format!("{nkeys} keys"));
+        // Error words; starts, two cursors, the plans (high digits' segments, ranges), the
+        // multi-tile plan; scan parts.
+        let bytes = usize::try_from(16 + 8 * (5 * words + nseg + 1 + nparts)).map_err(|_| overflow())?;
+        ws.key.ensure::<R>(bytes)?;
+        let err = ws.key.ptr;
+        let start = err + 16;
+        let cur_a = start + 8 * words;
+        let cur_b = cur_a + 8 * words;
+        let first = cur_b + 8 * words;
+        let multi = first + 8 * words;
+        let first2 = multi + 8 * words;
+        let parts = first2 + 8 * (nseg + 1);
+        // The pairs after a partition pass (values, then 32-bit keys), twice for two passes;
+        // the states of ranges of several tiles (fewer than 2n / tile tiles).
+        let pair_bytes = n
+            .checked_mul(T::BYTES as u64 + 4)
+            .and_then(|b| usize::try_from(b).ok())
+            .ok_or(GpuError::CapacityExceeded)?;
+        let state_words = 2 * fold as u64 + 1;
+        let states = (2 * n.div_ceil(tile) + 1) * (1 << s) * state_words * T::BYTES as u64;
+        let states = usize::try_from(states).map_err(|_| overflow())?;
+        ws.key_sorted.ensure::<R>(pair_bytes)?;
+        if two {
+            ws.key_pairs.ensure::<R>(pair_bytes)?;
+        }
+        ws.key_states.ensure::<R>(states)?;
+        let (xa, xb) = (ws.key_sorted.ptr, ws.key_pairs.ptr);
+        let (ka, kb) = (xa + n * T::BYTES as u64, xb + n * T::BYTES as u64);
+        let partial = ws.key_states.ptr;
+        // SAFETY: the error words and the starts are the first 16 + 8 * words bytes of `key`.
+        unsafe { R::memset(err, 0, 16 + 8 * words as usize, stream.0) }?;
+        let grid = n.div_ceil(KEY_BLOCK as u64).min(mps * 2).max(1) as u32;
+        let args: Args<KR_COUNT_PARAMS> = Args([keys, n, nkeys, s as u64, nr, start + 8, err]);
+        // SAFETY: the kernel reads n keys (the caller's contract) and adds into the nr counts
+        // after start[0] and the error word, allocated above.
+        unsafe { self.launch(&k.kr_count, grid, KEY_BLOCK, 4 * nr as u32, stream, args) }?;
+        let mut word = 0u32;
+        // SAFETY: 4 bytes into `word`, which outlives the synchronisation.
+        unsafe {
+            R::copy_dtoh((&mut word as *mut u32).cast(), err, 4, stream.0)?;
+            R::synchronize(stream.0)?;
+        }
+        if word != 0 {
+            return Err(GpuError::Core(reprosum_core::Error::KeyOutOfRange));
+        }
+        let sgrid = nparts.min(mps * 8) as u32;
+        let ssmem = 8 * (KEY_BLOCK + 1);
+        let tp = KEY_BLOCK as u64 * KR_ITEMS;
+        let part_smem = |d: u64| (8 * d + tp * (T::BYTES as u64 + 4) + 4 * (2 * d + 16)) as u32;
+        let ptiles = n.div_ceil(tp);
+        let (xr, kr) = if two { (xb, kb) } else { (xa, ka) };
+        // SAFETY: every buffer was allocated above with the sizes the kernels use; the keys
+        // were checked; the launches are ordered on the stream.
+        unsafe {
+            let up: Args<SCAN_UP_PARAMS> = Args([start, words, parts]);
+            self.launch(&k.scan_up, sgrid, KEY_BLOCK, ssmem, stream, up)?;
+            let mid: Args<SCAN_PARTS_PARAMS> = Args([parts, nparts]);
+            self.launch(&k.scan_parts, 1, KEY_BLOCK, ssmem, stream, mid)?;
+            let down: Args<SCAN_DOWN_PARAMS> = Args([start, words, parts, cur_a]);
+            self.launch(&k.scan_down, sgrid, KEY_BLOCK, ssmem, stream, down)?;
+            let pgrid = ptiles.min(mps * 8) as u32;
+            let d1 = 1u64 << (bits - low);
+            let a: Args<KR_PART_PARAMS> = Args([x, keys, n, s as u64, low as u64, d1, cur_a, xa, ka]);
+            self.launch(&k.kr_part[T::SLOT], pgrid, KEY_BLOCK, part_smem(d1), stream, a)?;
+            if two {
+                let d2 = 1u64 << low;
+                let pl: Args<KR_PLAN_PARAMS> = Args([start, nseg, d2, nr, tp, 0, first2, 0, cur_b]);
+                self.launch(&k.kr_plan, 1, KEY_BLOCK, ssmem, stream, pl)?;
+                let g2 = u32::try_from(ptiles + nseg).map_err(|_| overflow())?;
+                let a: Args<KR_PART2_PARAMS> =
+                    Args([xa, ka, s as u64, d2, start, d2, nr, first2, nseg, cur_b, xb, kb]);
+                self.launch(&k.kr_part2[T::SLOT], g2, KEY_BLOCK, part_smem(d2), stream, a)?;
+            }
+            let pl: Args<KR_PLAN_PARAMS> = Args([start, nr, 1, nr, tile, 1, first, multi, 0]);
+            self.launch(&k.kr_plan, 1, KEY_BLOCK, ssmem, stream, pl)?;
+            let ga = u32::try_from(n.div_ceil(tile) + nr).map_err(|_| overflow())?;
+            let asmem = ((1u64 << s) * (8 * fold as u64 + 12)) as u32;
+            let a: Args<KR_ACC_PARAMS> = Args([
+                xr,
+                kr,
+                start,
+                first,
+                multi,
+                nr,
+                s as u64,
+                nkeys,
+                tile,
+                out,
+                partial,
+                fold as u64,
+            ]);
+            self.launch(&k.kr_acc[T::SLOT], ga, KEY_BLOCK, asmem, stream, a)?;
+            let mgrid = nkeys.div_ceil(KEY_BLOCK as u64).min(mps * 8) as u32;
+            let m: Args<KR_MERGE_PARAMS> = Args([first, multi, s as u64, nkeys, partial, out, fold as u64]);
+            self.launch(&k.kr_merge[T::SLOT], mgrid, KEY_BLOCK, 0, stream, m)?;
+            R::synchronize(stream.0)
+        }
     }
 
     /// Host keys checked (as `check_keys`, with its error) and uploaded to the workspace:
@@ -469,6 +689,32 @@ pub unsafe fn sum_by_key_ptr<R: Runtime, T: GpuFloat>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn range_plans() {
+        // 1e5 keys at fold 3: ranges of 1024 keys (36 bytes a key), one pass of 98 digits.
+        let p = RangePlan::new(100_000_000, 100_000, 3, 132).unwrap();
+        assert_eq!((p.s, p.nr, p.bits, p.low, p.tile), (10, 98, 7, 0, 1 << 17));
+        // 1e7 keys: two passes, 7 bits each.
+        let p = RangePlan::new(100_000_000, 10_000_000, 3, 132).unwrap();
+        assert_eq!((p.s, p.nr, p.bits, p.low), (10, 9766, 14, 7));
+        // The largest fold: 428 bytes a key, ranges of 64 keys; short inputs take the
+        // smallest tile.
+        let p = RangePlan::new(1000, 5000, 52, 132).unwrap();
+        assert_eq!((p.s, p.nr, p.bits, p.low, p.tile), (6, 79, 7, 0, 1 << 13));
+        // Huge inputs take the largest tile.
+        assert_eq!(RangePlan::new(1 << 31, 5000, 3, 1).unwrap().tile, KR_MAX_TILE);
+        for s in [2, 8, 21, 52] {
+            let p = RangePlan::new(1 << 20, 1 << 19, s, 100).unwrap();
+            assert!((1u64 << p.s) * (8 * s as u64 + 12) <= KR_ACC_SMEM, "fold {s}");
+            assert!(p.nr <= KR_MAX_RANGES && p.bits - p.low <= KR_DIGIT_BITS && p.low <= KR_DIGIT_BITS);
+        }
+        // The counting sort's calls: few keys, no values, too many ranges or values.
+        assert_eq!(RangePlan::new(1000, KEY_LOCAL, 3, 132), None);
+        assert_eq!(RangePlan::new(0, 100_000, 3, 132), None);
+        assert_eq!(RangePlan::new(1000, 1024 * KR_MAX_RANGES + 1, 3, 132), None);
+        assert_eq!(RangePlan::new((1 << 31) + 1, 100_000, 3, 132), None);
+    }
 
     #[test]
     fn host_key_check_is_the_cores() {

@@ -161,6 +161,14 @@ static inline unsigned long long rs_emu_cas_u64(unsigned long long* p, unsigned 
   return cmp;  // the old word (cmp is overwritten with it when the swap fails)
 }
 #define RS_ATOMIC_CAS_U64(p, cmp, v) rs_emu_cas_u64((p), (cmp), (v))
+static inline unsigned rs_emu_max_u32(unsigned* p, unsigned v) {
+  unsigned old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  while (old < v && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+  }
+  return old;
+}
+#define RS_ATOMIC_MAX_U32(p, v) rs_emu_max_u32((p), (v))
+#define RS_ATOMIC_OR_U32(p, v) __atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST)
 #define RS_DYN_SHARED(name) unsigned char* name = g_smem
 // Small groups in the tiles' prefix tree, so that short inputs cross many groups (the
 // kernels' default is 256).
@@ -180,6 +188,10 @@ static bool rs_emu_publish_inclusive(unsigned long long t) { return g_lb_every !
 // 8), so that tiles fill them and keys take both the table and their own atomic adds.
 #define RS_KEY_TS_LOG2 3
 #define RS_KEY_PROBES 2
+// Key-range partition tiles of 2 values a thread and accumulation rounds of 3 (the kernels'
+// defaults are 8 and 8), so that short inputs cross many tiles and rounds.
+#define RS_KR_U 2
+#define RS_KR_ACC_U 3
 #include "../../kernels/portable.h"
 #include "../../kernels/reprosum.cu"
 
@@ -1099,6 +1111,98 @@ static bool run_key_case(const char* name, const std::vector<T>& x, const std::v
   return ok;
 }
 
+// The key-range path's sequence (the hosts' for many keys): rs_kr_count, the integer scans,
+// one partition pass (ranges of at most 2^dbits) or two (by the high digit, then within each
+// high digit's segment by the low one, after rs_kr_plan over the high digits), rs_kr_plan
+// over the ranges, rs_kr_acc and rs_kr_merge. Ranges of 2^s keys and accumulation tiles of
+// `tile` values, both small here, so that ranges take one tile or several. Each key's bits
+// must be the one-at-a-time sum of its values; every other output word untouched on a bad
+// key; each range's pairs, after the partition, exactly its keys' values.
+static unsigned long long ceil_log2(unsigned long long v) {
+  unsigned long long b = 0;
+  while ((1ull << b) < v) ++b;
+  return b;
+}
+
+template <typename T, int K>
+static bool run_kr_case(const char* name, const std::vector<T>& x, const std::vector<rs_i64>& keys, unsigned long long nkeys,
+                        unsigned block, unsigned grid, int fold_arg, unsigned long long s, unsigned long long dbits,
+                        unsigned long long tile) {
+  typedef typename RsF<T>::U U;
+  const unsigned long long n = x.size(), L = 1ull << s, nr = (nkeys + L - 1) / L;
+  const RsFold<K> fold(fold_arg);
+  const int k = fold.get();
+  const T poison = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
+  std::vector<rs_u64> start(nr + 1, 0), curA(nr + 1, 0xA5A5A5A5A5A5A5A5ull), curB(nr + 1, 0xA5A5A5A5A5A5A5A5ull);
+  std::vector<T> out(nkeys + 1, poison);
+  unsigned err[2] = {0, 0};
+  g_engine_error = false;
+  const char* ty = sizeof(T) == 8 ? "f64" : "f32";
+  auto fail = [&](const char* what, unsigned long long a, unsigned long long b) {
+    if (!g_quiet) printf("FAIL kr %s %s k%d block %u grid %u s %llu: %s %llu %llu\n", name, ty, k, block, grid, s, what, a, b);
+    return false;
+  };
+  launch(grid, block, 4 * nr, [&] { rs_kr_count(keys.data(), n, nkeys, s, nr, start.data() + 1, err); });
+  bool want_bad = false;
+  for (rs_i64 kk : keys) want_bad |= kk < 0 || (unsigned long long)kk >= nkeys;
+  if (err[0] != (want_bad ? 1u : 0u) || g_engine_error) return fail("err", err[0], want_bad);
+  if (want_bad) return true;
+  const unsigned long long words = nr + 1, stile = (unsigned long long)block * RS_SCAN_E;
+  const unsigned long long nparts = (words + stile - 1) / stile;
+  std::vector<rs_u64> sp(nparts, 0xA5A5A5A5A5A5A5A5ull);
+  const size_t ssm = 8 * ((size_t)block + 1);
+  launch(2, block, ssm, [&] { rs_u64_scan_up(start.data(), words, sp.data()); });
+  launch(1, block, ssm, [&] { rs_u64_scan_parts(sp.data(), nparts); });
+  launch(2, block, ssm, [&] { rs_u64_scan_down(start.data(), words, sp.data(), curA.data()); });
+  const unsigned long long TP = (unsigned long long)block * RS_KR_U, tb = ceil_log2(nr);
+  std::vector<T> xa(n + 1, poison), xb(n + 1, poison);
+  std::vector<rs_u32> ka(n + 1, 0xA5A5A5A5u), kb(n + 1, 0xA5A5A5A5u);
+  auto part_smem = [&](unsigned long long D) { return 8 * D + TP * (sizeof(T) + 4) + 4 * (2 * D + 16); };
+  const T* xr = xa.data();
+  const rs_u32* kr = ka.data();
+  if (tb <= dbits) {
+    const unsigned long long D = 1ull << tb;
+    launch(grid, block, part_smem(D), [&] { rs_kr_part_body<T, rs_i64>(x.data(), keys.data(), n, s, 0, D, nullptr, 0, 0, nullptr, 0, curA.data(), xa.data(), ka.data()); });
+  } else {
+    const unsigned long long d2 = tb / 2, d1 = tb - d2, nseg = (nr + (1ull << d2) - 1) >> d2;
+    launch(grid, block, part_smem(1ull << d1), [&] { rs_kr_part_body<T, rs_i64>(x.data(), keys.data(), n, s, d2, 1ull << d1, nullptr, 0, 0, nullptr, 0, curA.data(), xa.data(), ka.data()); });
+    std::vector<rs_u64> first(nseg + 1, 0xA5A5A5A5A5A5A5A5ull);
+    launch(1, block, ssm, [&] { rs_kr_plan(start.data(), nseg, 1ull << d2, nr, TP, 0, first.data(), nullptr, curB.data()); });
+    const unsigned g2 = (unsigned)((n + TP - 1) / TP + nseg);
+    launch(g2, block, part_smem(1ull << d2), [&] { rs_kr_part_body<T, rs_u32>(xa.data(), ka.data(), 0, s, 0, 1ull << d2, start.data(), 1ull << d2, nr, first.data(), nseg, curB.data(), xb.data(), kb.data()); });
+    xr = xb.data();
+    kr = kb.data();
+  }
+  if (g_engine_error) return fail("engine", 0, 0);
+  // Each range's pairs: its keys' values, as a multiset.
+  for (unsigned long long r = 0; r < nr; ++r) {
+    std::vector<std::pair<rs_u64, U>> got, want;
+    for (unsigned long long i = start[r]; i < start[r + 1]; ++i) got.push_back({kr[i], rs_bits(xr[i])});
+    for (unsigned long long i = 0; i < n; ++i)
+      if ((unsigned long long)keys[i] >> s == r) want.push_back({(rs_u64)keys[i], rs_bits(x[i])});
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    if (got != want) return fail("range pairs", r, got.size());
+  }
+  std::vector<rs_u64> first(nr + 1, 0xA5A5A5A5A5A5A5A5ull), multi(nr + 1, 0xA5A5A5A5A5A5A5A5ull);
+  launch(1, block, ssm, [&] { rs_kr_plan(start.data(), nr, 1, nr, tile, 1, first.data(), multi.data(), nullptr); });
+  std::vector<T> partial((multi[nr] + 1) * L * (2 * k + 1), poison);
+  const unsigned ga = (unsigned)((n + tile - 1) / tile + nr);
+  launch(ga, block, L * (8 * k + 12), [&] { rs_kr_acc_body<T, K>(xr, kr, start.data(), first.data(), multi.data(), nr, s, nkeys, tile, out.data(), partial.data(), fold); });
+  launch(grid, block, 0, [&] { rs_kr_merge_body<T, K>(first.data(), multi.data(), s, nkeys, partial.data(), out.data(), fold); });
+  if (g_engine_error) return fail("engine", 0, 0);
+  if (rs_bits(out[nkeys]) != rs_bits(poison)) return fail("wrote past the keys", nkeys, 0);
+  for (unsigned long long key = 0; key < nkeys; ++key) {
+    RsAcc<T, K> a(fold);
+    rs_clear(a);
+    for (unsigned long long i = 0; i < n; ++i)
+      if ((unsigned long long)keys[i] == key) rs_add_one(a, x[i]);
+    const T want = rs_finish(a);
+    if (rs_bits(out[key]) != rs_bits(want)) return fail("key got/want bits", (unsigned long long)rs_bits(out[key]), (unsigned long long)rs_bits(want));
+  }
+  return true;
+}
+
 template <typename T, int K>
 static void run_key_fold(int fold, const std::vector<unsigned>& blocks, int& pass, int& fail) {
   for (unsigned b : blocks) {
@@ -1117,6 +1221,12 @@ static void run_key_fold(int fold, const std::vector<unsigned>& blocks, int& pas
         const unsigned long long r = seg_next();
         double v = ((double)(r >> 11) / 9007199254740992.0 - 0.5) * std::ldexp(1.0, (int)(seg_next() % 40) - 20);
         if (r % 4099 == 7) v = std::nan("");
+        // Some values in the top bins (the compressed first slot), zeros, subnormals and
+        // infinities.
+        if (r % 97 == 3) v = std::ldexp(v < 0 ? -1.0 - (double)(r % 1000) / 1000 : 1.0 + (double)(r % 1000) / 1000, sizeof(T) == 8 ? 1000 : 120);
+        if (r % 89 == 5) v = (r & 256) ? -0.0 : 0.0;
+        if (r % 83 == 6) v = std::ldexp((double)(r % 7), sizeof(T) == 8 ? -1070 : -148);
+        if (r % 8191 == 9) v = (r & 512) ? -INFINITY : INFINITY;
         x[i] = (T)v;
         unsigned long long k = seg_next() % kc.nkeys;
         if (kc.kind == 1 && seg_next() % 8 != 0) k = 0;
@@ -1126,6 +1236,14 @@ static void run_key_fold(int fold, const std::vector<unsigned>& blocks, int& pas
       if (kc.kind == 3) keys[kc.n / 2] = (seg_next() & 1) ? -1 : (rs_i64)kc.nkeys;
       for (unsigned grid : {1u, 3u}) {
         if (run_key_case<T, K>(kc.name, x, keys, kc.nkeys, b, grid, fold)) ++pass; else ++fail;
+      }
+      // The key-range path: ranges of 2 and 8 keys, one or two partition passes (digits of at
+      // most 2 or 8 bits), tiles of 5 and 40 values.
+      if (kc.nkeys > 0) {
+        for (unsigned long long s : {1ull, 3ull}) {
+          if (run_kr_case<T, K>(kc.name, x, keys, kc.nkeys, b, 2, fold, s, 2, 5)) ++pass; else ++fail;
+          if (run_kr_case<T, K>(kc.name, x, keys, kc.nkeys, b, 3, fold, s, 8, 40)) ++pass; else ++fail;
+        }
       }
     }
   }

@@ -1,5 +1,5 @@
 //! The keyed sum (scatter-add) on a device against the core's sum of each key's values
-//! alone, by bits: few keys (the shared-memory counts) and many (the global atomics),
+//! alone, by bits: few keys (the shared-memory counts) and many (the key ranges),
 //! uniform, skewed and sparse keys, shuffled pairs; bad keys refused with the output
 //! untouched, wherever the keys live.
 
@@ -15,13 +15,17 @@ const CASES: &[(&str, usize, usize, u32)] = &[
     ("few keys", 100_000, 7, 0),
     ("1e3 keys", 200_000, 1000, 0),
     ("4096 keys (the most counted in shared memory)", 300_000, 4096, 0),
-    ("4097 keys (global counts)", 300_000, 4097, 0),
+    ("4097 keys (the key ranges)", 300_000, 4097, 0),
     ("1e5 keys", 200_000, 100_000, 0),
     ("skewed, 100 keys", 300_000, 100, 1),
     ("skewed, 5000 keys", 300_000, 5000, 1),
     ("even keys only", 50_000, 300, 2),
     ("sorted keys", 100_000, 10_000, 3),
     ("more keys than values", 1000, 50_000, 0),
+    // The key-range path's two partition passes (more than 256 ranges at every fold).
+    ("3e5 keys (two partition passes)", 600_000, 300_000, 0),
+    // Key 0's range takes several accumulation tiles, merged.
+    ("skewed, 1e5 keys (tiles merged)", 2_000_000, 100_000, 1),
     ("one value", 1, 3, 0),
     ("no values", 0, 10, 0),
     // More keys than one piece of the host's staged upload (2^19 keys): three pieces.
