@@ -252,27 +252,11 @@ impl<R: Runtime> Device<R> {
         // SAFETY: the kernel reads n keys (the caller's contract) and writes the counts, the
         // blocks' counts and the error word, allocated above.
         unsafe { self.launch(&k.count, grid as u32, KEY_BLOCK, smem_count, stream, args) }?;
-        let mut word = 0u32;
-        // SAFETY: 4 bytes into `word`, which outlives the synchronisation.
-        unsafe {
-            R::copy_dtoh((&mut word as *mut u32).cast(), err, 4, stream.0)?;
-            R::synchronize(stream.0)?;
-        }
-        if word != 0 {
-            return Err(GpuError::Core(reprosum_core::Error::KeyOutOfRange));
-        }
-        let sgrid = nparts.min(self.multiprocessors as u64 * 8) as u32;
-        let ssmem = 8 * (KEY_BLOCK + 1);
+        // SAFETY: the error word was allocated above and the count launched on the stream.
+        unsafe { Self::key_verdict(err, stream) }?;
         // SAFETY: the three scans' counts (`words`), parts (`nparts`) and cursors (`words`)
         // were allocated above; the launches are ordered on the stream.
-        unsafe {
-            let up: Args<SCAN_UP_PARAMS> = Args([counts, words, parts]);
-            self.launch(&k.scan_up, sgrid, KEY_BLOCK, ssmem, stream, up)?;
-            let mid: Args<SCAN_PARTS_PARAMS> = Args([parts, nparts]);
-            self.launch(&k.scan_parts, 1, KEY_BLOCK, ssmem, stream, mid)?;
-            let down: Args<SCAN_DOWN_PARAMS> = Args([counts, words, parts, cursor]);
-            self.launch(&k.scan_down, sgrid, KEY_BLOCK, ssmem, stream, down)?;
-        }
+        unsafe { self.scan_counts(counts, words, parts, cursor, stream) }?;
         // 64-bit bases and 32-bit counts: 12 bytes a key, 48 KiB at KEY_LOCAL keys (the most a
         // block takes without asking).
         let smem_scatter = if local {
@@ -377,16 +361,8 @@ impl<R: Runtime> Device<R> {
         // SAFETY: the kernel reads n keys (the caller's contract) and adds into the nr counts
         // after start[0] and the error word, allocated above.
         unsafe { self.launch(&k.kr_count, grid, KEY_BLOCK, 4 * nr as u32, stream, args) }?;
-        let mut word = 0u32;
-        // SAFETY: 4 bytes into `word`, which outlives the synchronisation.
-        unsafe {
-            R::copy_dtoh((&mut word as *mut u32).cast(), err, 4, stream.0)?;
-            R::synchronize(stream.0)?;
-        }
-        if word != 0 {
-            return Err(GpuError::Core(reprosum_core::Error::KeyOutOfRange));
-        }
-        let sgrid = nparts.min(mps * 8) as u32;
+        // SAFETY: the error word was allocated above and the count launched on the stream.
+        unsafe { Self::key_verdict(err, stream) }?;
         let ssmem = 8 * (KEY_BLOCK + 1);
         let tp = KEY_BLOCK as u64 * KR_ITEMS;
         let part_smem = |d: u64| (8 * d + tp * (T::BYTES as u64 + 4) + 4 * (2 * d + 16)) as u32;
@@ -395,12 +371,7 @@ impl<R: Runtime> Device<R> {
         // SAFETY: every buffer was allocated above with the sizes the kernels use; the keys
         // were checked; the launches are ordered on the stream.
         unsafe {
-            let up: Args<SCAN_UP_PARAMS> = Args([start, words, parts]);
-            self.launch(&k.scan_up, sgrid, KEY_BLOCK, ssmem, stream, up)?;
-            let mid: Args<SCAN_PARTS_PARAMS> = Args([parts, nparts]);
-            self.launch(&k.scan_parts, 1, KEY_BLOCK, ssmem, stream, mid)?;
-            let down: Args<SCAN_DOWN_PARAMS> = Args([start, words, parts, cur_a]);
-            self.launch(&k.scan_down, sgrid, KEY_BLOCK, ssmem, stream, down)?;
+            self.scan_counts(start, words, parts, cur_a, stream)?;
             let pgrid = ptiles.min(mps * 8) as u32;
             let d1 = 1u64 << (bits - low);
             let a: Args<KR_PART_PARAMS> = Args([x, keys, n, s as u64, low as u64, d1, cur_a, xa, ka]);
@@ -437,6 +408,55 @@ impl<R: Runtime> Device<R> {
             let m: Args<KR_MERGE_PARAMS> = Args([first, multi, s as u64, nkeys, partial, out, fold as u64]);
             self.launch(&k.kr_merge[T::SLOT], mgrid, KEY_BLOCK, 0, stream, m)?;
             R::synchronize(stream.0)
+        }
+    }
+
+    /// The keys' verdict of a count pass: its error word read back (the stream synchronised),
+    /// `KeyOutOfRange` when a key was outside the range.
+    ///
+    /// # Safety
+    /// `err` is a device address of this device's workspace holding the word, written by a
+    /// kernel launched on `stream`; the context is bound.
+    unsafe fn key_verdict(err: u64, stream: Stream) -> Result<(), GpuError> {
+        let mut word = 0u32;
+        // SAFETY: 4 bytes into `word`, which outlives the synchronisation (the caller's
+        // contract for `err`).
+        unsafe {
+            R::copy_dtoh((&mut word as *mut u32).cast(), err, 4, stream.0)?;
+            R::synchronize(stream.0)?;
+        }
+        if word != 0 {
+            return Err(GpuError::Core(reprosum_core::Error::KeyOutOfRange));
+        }
+        Ok(())
+    }
+
+    /// The counts at `counts` (`words` words) to their inclusive prefix sums, copied to
+    /// `cursor`, by the three integer scans on `stream` (`parts`: their tiles' sums).
+    ///
+    /// # Safety
+    /// The addresses hold `words`, `words.div_ceil(KEY_BLOCK * SCAN_ITEMS)` and `words`
+    /// 64-bit words of this device's memory; the context is bound.
+    unsafe fn scan_counts(
+        &self,
+        counts: u64,
+        words: u64,
+        parts: u64,
+        cursor: u64,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        let k = &self.keyed;
+        let nparts = words.div_ceil(KEY_BLOCK as u64 * SCAN_ITEMS);
+        let sgrid = nparts.min(self.multiprocessors as u64 * 8) as u32;
+        let ssmem = 8 * (KEY_BLOCK + 1);
+        // SAFETY: the caller's contract; the launches are ordered on the stream.
+        unsafe {
+            let up: Args<SCAN_UP_PARAMS> = Args([counts, words, parts]);
+            self.launch(&k.scan_up, sgrid, KEY_BLOCK, ssmem, stream, up)?;
+            let mid: Args<SCAN_PARTS_PARAMS> = Args([parts, nparts]);
+            self.launch(&k.scan_parts, 1, KEY_BLOCK, ssmem, stream, mid)?;
+            let down: Args<SCAN_DOWN_PARAMS> = Args([counts, words, parts, cursor]);
+            self.launch(&k.scan_down, sgrid, KEY_BLOCK, ssmem, stream, down)
         }
     }
 
