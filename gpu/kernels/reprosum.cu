@@ -2913,25 +2913,29 @@ RS_KERNEL void rs_key_scatter_f32(const float* x, const rs_i64* keys, rs_u64 n, 
 //                 up (at least one for a range, so that every key's sum is written), as
 //                 prefix sums; a block finds its segment by a binary search.
 //   rs_kr_acc_*   each block takes a tile of one range and keeps, in shared memory, each key's
-//                 window (the largest magnitude so far) and, per slot of the window, the sum
-//                 of its values' pieces as a 64-bit integer (units of the slot's last place):
-//                 rounds of RS_KR_ACC_U values a thread: the keys' largest magnitudes
-//                 (atomic maximum), a barrier, each key whose largest magnitude left its
-//                 window raises it (its sums move down the slots, the lowest dropped), a
-//                 barrier, each value's pieces added (atomic adds). At the end each key's sums
-//                 become its renormalised state: primary = the slot's bin plus the sum modulo
-//                 a quarter of the bin's binade, carry = the whole quarters. A range of one
-//                 tile writes each key's value; a range of several stores the states, and
-//                 rs_kr_merge_* merges each key's states in order and writes its value.
+//                 window (the bin of its largest magnitude so far) and, per slot of the
+//                 window, the sum of its values' pieces as an integer (units of the slot's
+//                 last place; 64-bit for f64, 32-bit for f32): rounds of RS_KR_ACC_U values
+//                 a thread: the keys' window ranks (atomic maximum), a barrier, each key
+//                 whose rank rose raises its window (its sums move down the slots, the lowest
+//                 dropped; skipped when no rank rose in the round), a barrier, each value's
+//                 pieces added (atomic adds). At the end each key's sums become its
+//                 renormalised state: primary = the slot's bin plus the sum modulo a quarter
+//                 of the bin's binade, carry = the whole quarters. A range of one tile writes
+//                 each key's value; a range of several stores the states, and rs_kr_merge_*
+//                 merges each key's states in order and writes its value.
 // Why the bits are the core's: a value's piece in a slot is the rounding of its remainder to
 // the slot's grid (the forced low bit rules out ties), whatever the slot's running sum, so
 // the pieces are those of the core's deposits with the same window; a slot's sum of pieces is
 // exact (integers), so its renormalised state is a function of the multiset alone; the core
 // raises a window the same way (the slots above take nothing from values below them: their
 // pieces round to zero there), and merges are exact. So a key's state, hence its bits, cannot
-// depend on the order, the partition, the schedule, the grid or the block size. A tile of a
-// range holds at most 2^21 values (the host's limit), and every piece is below 2^40 units of
-// its slot's last place (2^15 for f32), so no 64-bit sum can overflow.
+// depend on the order, the partition, the schedule, the grid or the block size. No sum can
+// overflow: a value in a window's bins is below 2^(W-1) units of the top slot's last place,
+// and a remainder below half a unit of the slot above, which is 2^(W-1) units of the next
+// (the bins are W bits apart), so every piece is at most 2^39 units (f64) or 2^12 (f32); a
+// tile holds at most 2^21 values for f64 and 2^17 for f32 (the host's limits), so every sum
+// stays below 2^60 and 2^29.
 
 // Values per thread of a partition tile, and of a round of the accumulation.
 #ifndef RS_KR_U
@@ -2939,6 +2943,9 @@ RS_KERNEL void rs_key_scatter_f32(const float* x, const rs_i64* keys, rs_u64 n, 
 #endif
 #ifndef RS_KR_ACC_U
 #define RS_KR_ACC_U 8
+#endif
+#ifndef RS_KR_COUNT_U
+#define RS_KR_COUNT_U 4
 #endif
 
 // The segment g of a list of segments over the starts `start` (start[g * stride] up to
@@ -2977,7 +2984,22 @@ RS_DEV void rs_kr_count_body(const rs_i64* keys, rs_u64 n, rs_u64 nkeys, rs_u64 
   RS_SYNC();
   bool bad = false;
   const rs_u64 step = RS_GDIM * (rs_u64)B;
-  for (rs_u64 i = RS_BID * (rs_u64)B + tid; i < n; i += step) {
+  rs_u64 i = RS_BID * (rs_u64)B + tid;
+  // RS_KR_COUNT_U keys in flight a thread (the pass is a read of the keys), then the rest.
+  for (; i + (RS_KR_COUNT_U - 1) * step < n; i += RS_KR_COUNT_U * step) {
+    rs_i64 k[RS_KR_COUNT_U];
+#pragma unroll
+    for (int u = 0; u < RS_KR_COUNT_U; ++u) k[u] = keys[i + u * step];
+#pragma unroll
+    for (int u = 0; u < RS_KR_COUNT_U; ++u) {
+      if (k[u] < 0 || (rs_u64)k[u] >= nkeys) {
+        bad = true;
+      } else {
+        RS_ATOMIC_ADD_U32(h + ((rs_u64)k[u] >> s), 1u);
+      }
+    }
+  }
+  for (; i < n; i += step) {
     const rs_i64 k = keys[i];
     if (k < 0 || (rs_u64)k >= nkeys) {
       bad = true;
@@ -3132,17 +3154,48 @@ RS_DEV void rs_kr_part_body(const T* x, const KT* keys, rs_u64 n, rs_u64 s, rs_u
   }
 }
 
+// A slot's sum of pieces in the accumulation, in units of the slot's last place, two's
+// complement, added by atomic adds (wrapping, so the order cannot matter) and exact where the
+// host's tiles keep the sums in range: f32's in one 32-bit word, f64's in two (low, high).
+// Shared-memory atomic adds of 32 bits are native; 64-bit ones are compare-and-swap loops on
+// some GPUs (sm_90), so f64's low word takes a 32-bit add whose old value shows the carry,
+// and the high word the piece's high half plus that carry (skipped when zero): the words
+// hold the 64-bit sum exactly (every wrap of the low word is one carry).
+struct RsKrWide {
+  rs_u32 lo, hi;
+};
+template <typename T>
+struct RsKrSum;
+template <>
+struct RsKrSum<double> {
+  typedef RsKrWide S;
+};
+template <>
+struct RsKrSum<float> {
+  typedef rs_u32 S;
+};
+RS_DEV void rs_kr_add(RsKrWide* p, rs_i64 v) {
+  const rs_u32 lo = (rs_u32)(rs_u64)v;
+  const rs_u32 old = RS_ATOMIC_ADD_U32(&p->lo, lo);
+  const rs_u32 hi = (rs_u32)((rs_u64)v >> 32) + ((rs_u32)(old + lo) < old ? 1u : 0u);
+  if (hi) RS_ATOMIC_ADD_U32(&p->hi, hi);
+}
+RS_DEV void rs_kr_add(rs_u32* p, rs_i64 v) { RS_ATOMIC_ADD_U32(p, (rs_u32)v); }
+RS_DEV rs_i64 rs_kr_signed(const RsKrWide& v) { return (rs_i64)(((rs_u64)v.hi << 32) | v.lo); }
+RS_DEV rs_i64 rs_kr_signed(rs_u32 v) { return (rs_i64)(int)v; }
+
 // A key's slot sums with its window raised by `by` slots (the sums move down, the lowest
 // `by` dropped, the new top ones zero).
-RS_DEV void rs_kr_raise(rs_i64* sums, int k, int by) {
-  for (int j = k - 1; j >= 0; --j) sums[j] = j >= by ? sums[j - by] : 0;
+template <typename S>
+RS_DEV void rs_kr_raise(S* sums, int k, int by) {
+  for (int j = k - 1; j >= 0; --j) sums[j] = j >= by ? sums[j - by] : S();
 }
 
 // The pieces of a finite x in the window starting at bin w (the core's deposit, rs_deposit or
 // rs_deposit_top, against the slots' bins: the same pieces), each added to its slot's sum in
 // units of the slot's last place (q and the bin share their exponent).
 template <typename T>
-RS_DEV void rs_kr_deposit(rs_i64* sums, int k, int w, T x) {
+RS_DEV void rs_kr_deposit(typename RsKrSum<T>::S* sums, int k, int w, T x) {
   typedef typename RsF<T>::U U;
   for (int j = 0; j < k; ++j) {
     const T m = rs_bin<T>(w + j);
@@ -3158,7 +3211,7 @@ RS_DEV void rs_kr_deposit(rs_i64* sums, int k, int w, T x) {
     }
     const U diff = (U)(rs_bits(q) - rs_bits(m));
     const rs_i64 piece = sizeof(U) == 8 ? (rs_i64)diff : (rs_i64)(int)(rs_u32)diff;
-    if (piece) RS_ATOMIC_ADD_U64(reinterpret_cast<rs_u64*>(sums + j), (rs_u64)piece);
+    if (piece) rs_kr_add(sums + j, piece);
     // A zero remainder leaves nothing for the slots below (its low bit rounds away).
     if (rs_is_zero(x)) return;
   }
@@ -3167,7 +3220,7 @@ RS_DEV void rs_kr_deposit(rs_i64* sums, int k, int w, T x) {
 // The renormalised state of a key from its window (w: its top bin plus one, 0 for none) and
 // slot sums, with its flags.
 template <typename T, int K>
-RS_DEV void rs_kr_state(RsAcc<T, K>& a, rs_u32 w, const rs_i64* sums, rs_u32 flags) {
+RS_DEV void rs_kr_state(RsAcc<T, K>& a, rs_u32 w, const typename RsKrSum<T>::S* sums, rs_u32 flags) {
   typedef typename RsF<T>::U U;
   rs_clear(a);
   a.flags = flags;
@@ -3175,7 +3228,7 @@ RS_DEV void rs_kr_state(RsAcc<T, K>& a, rs_u32 w, const rs_i64* sums, rs_u32 fla
   const int k = a.k.get();
   const int sh = RsF<T>::MANT - 2;
   for (int j = 0; j < k; ++j) {
-    const rs_i64 S = sums[j];
+    const rs_i64 S = rs_kr_signed(sums[j]);
     a.p[j] = rs_from_bits((U)(rs_bits(rs_bin<T>((int)w - 1 + j)) + (U)(S & (((rs_i64)1 << sh) - 1))));
     a.c[j] = (T)(S >> sh);
   }
@@ -3183,12 +3236,15 @@ RS_DEV void rs_kr_state(RsAcc<T, K>& a, rs_u32 w, const rs_i64* sums, rs_u32 fla
 
 // One tile of one range (see the section's comment). keys: 32-bit keys of the range's pairs
 // (contiguous from start[r]); first/multi: rs_kr_plan's over the ranges (stride 1). Shared
-// memory: 2^s * fold 64-bit sums, then 2^s 32-bit largest magnitudes (rs_mag_key + 1, 0 for
-// none), windows and flags.
+// memory: 2^s * fold sums (RsKrSum), then 2^s 32-bit window ranks (MAX_INDEX + 1 - the bin
+// index of the largest magnitude, 0 for none), windows and flags, then one word: the last
+// round that raised a rank.
 template <typename T, int K>
 RS_DEV void rs_kr_acc_body(const T* x, const rs_u32* keys, const rs_u64* start, const rs_u64* first,
                            const rs_u64* multi, rs_u64 nr, rs_u64 s, rs_u64 nkeys, rs_u64 tile, T* out,
                            T* partial, RsFold<K> fold) {
+  typedef typename RsF<T>::U U;
+  typedef typename RsKrSum<T>::S S;
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
   const int k = fold.get();
@@ -3198,22 +3254,27 @@ RS_DEV void rs_kr_acc_body(const T* x, const rs_u32* keys, const rs_u64* start, 
   const rs_u64 t = RS_BID - first[r], np = first[r + 1] - first[r];
   const rs_u64 a0 = start[r] + t * tile, e = start[r + 1];
   const rs_u64 a1 = a0 + tile < e ? a0 + tile : e;
-  rs_i64* sums = reinterpret_cast<rs_i64*>(rs_smem);
+  S* sums = reinterpret_cast<S*>(rs_smem);
   rs_u32* mx = reinterpret_cast<rs_u32*>(sums + L * (rs_u64)k);
   rs_u32* win = mx + L;
   rs_u32* fl = win + L;
-  for (rs_u64 i = tid; i < L * (rs_u64)k; i += B) sums[i] = 0;
+  rs_u32* raised = fl + L;
+  for (rs_u64 i = tid; i < L * (rs_u64)k; i += B) sums[i] = S();
   for (rs_u64 i = tid; i < L; i += B) {
     mx[i] = 0;
     win[i] = 0;
     fl[i] = 0;
   }
-  const rs_u32 inf_key = (rs_u32)(RsF<T>::INF_BITS >> (8 * sizeof(T) - 32));
+  if (tid == 0) *raised = 0;
   const rs_u32 none = (rs_u32)L;
   RS_SYNC();
-  // Two barriers a round: the raises see every largest magnitude of the round and wait for
-  // the previous round's deposits; the deposits see the raised windows.
+  // Two barriers a round: the windows' pass sees every rank of the round and waits for the
+  // previous round's deposits; the deposits see the raised windows. Between them nothing
+  // writes `raised`, so every thread reads the same word; a round that raised no rank (most
+  // rounds, once each key's window is set) leaves every window as it is and skips the pass.
+  rs_u32 round = 0;
   for (rs_u64 c0 = a0; c0 < a1; c0 += (rs_u64)B * RS_KR_ACC_U) {
+    ++round;
     rs_u32 lk[RS_KR_ACC_U];
     T v[RS_KR_ACC_U];
 #pragma unroll
@@ -3229,24 +3290,31 @@ RS_DEV void rs_kr_acc_body(const T* x, const rs_u32* keys, const rs_u64* start, 
 #pragma unroll
     for (int u = 0; u < RS_KR_ACC_U; ++u) {
       if (lk[u] == none) continue;
-      const rs_u32 m = rs_mag_key(v[u]);
-      if (m >= inf_key) {
-        RS_ATOMIC_OR_U32(fl + lk[u], rs_special_flag<T>(rs_bits(v[u])));
+      const U bits = rs_bits(v[u]);
+      const U mag = bits & ~RsF<T>::SIGN;
+      if (mag >= RsF<T>::INF_BITS) {
+        RS_ATOMIC_OR_U32(fl + lk[u], rs_special_flag<T>(bits));
         lk[u] = none;
-      } else if (m + 1 > mx[lk[u]]) {
-        // A stale read only costs an atomic: the largest magnitude never falls.
-        RS_ATOMIC_MAX_U32(mx + lk[u], m + 1);
+      } else {
+        const rs_u32 m = (rs_u32)(RsF<T>::MAX_INDEX + 1 - rs_index<T>(mag));
+        // A stale read only costs an atomic: the rank never falls.
+        if (m > mx[lk[u]]) {
+          RS_ATOMIC_MAX_U32(mx + lk[u], m);
+          RS_ATOMIC_MAX_U32(raised, round);
+        }
       }
     }
     RS_SYNC();
-    for (rs_u64 j = tid; j < L; j += B) {
-      const rs_u32 m = mx[j];
-      if (m == 0) continue;
-      const rs_u32 ix = (rs_u32)rs_index<T>(rs_key_mag<T>(m - 1));
-      const rs_u32 w = win[j];
-      if (w == 0 || ix + 1 < w) {
-        if (w != 0) rs_kr_raise(sums + j * (rs_u64)k, k, (int)(w - 1 - ix));
-        win[j] = ix + 1;
+    if (*raised == round) {
+      for (rs_u64 j = tid; j < L; j += B) {
+        const rs_u32 m = mx[j];
+        if (m == 0) continue;
+        const rs_u32 ix = (rs_u32)RsF<T>::MAX_INDEX + 1 - m;
+        const rs_u32 w = win[j];
+        if (w == 0 || ix + 1 < w) {
+          if (w != 0) rs_kr_raise(sums + j * (rs_u64)k, k, (int)(w - 1 - ix));
+          win[j] = ix + 1;
+        }
       }
     }
     RS_SYNC();

@@ -50,13 +50,28 @@ pub(super) const KR_ITEMS: u64 = 8;
 /// The most key ranges: the count's shared-memory counts (4 bytes a range) in 48 KiB.
 pub(super) const KR_MAX_RANGES: u64 = 12288;
 /// Shared memory a block of the accumulation may take for its keys' sums, windows and flags
-/// (`8 * fold + 12` bytes a key): a range has the most keys, a power of two, that fit.
+/// (`bytes * fold + 12` bytes a key, `bytes` the type's size: 64-bit sums for f64, 32-bit for
+/// f32): a range has the most keys, a power of two, that fit. One more word is the round flag.
 const KR_ACC_SMEM: u64 = 46 * 1024;
 /// The most bits of a range's number that one partition pass sorts by (256 digits).
 const KR_DIGIT_BITS: u32 = 8;
-/// The longest tile of a range that one block of the accumulation takes: its 64-bit sums
-/// take at most 2^21 pieces below 2^40 units each (f64; f32 below 2^15).
-const KR_MAX_TILE: u64 = 1 << 21;
+/// The longest tile of a range that one block of the accumulation takes, by the type's size:
+/// f64's 64-bit sums take at most 2^21 pieces of at most 2^39 units each, f32's 32-bit sums
+/// at most 2^17 pieces of at most 2^12 (the kernel source's section "Keyed sums by key
+/// ranges" says why).
+const fn kr_max_tile(bytes: usize) -> u64 {
+    if bytes == 8 {
+        1 << 21
+    } else {
+        1 << 17
+    }
+}
+
+/// The accumulation's shared memory a key: `fold` sums of the type's size, its window's rank,
+/// window and flags.
+const fn kr_key_bytes(fold: usize, bytes: usize) -> u64 {
+    (bytes * fold + 12) as u64
+}
 
 /// The keyed sum's kernels of one device (one set for both types but the scatter).
 #[derive(Clone, Copy)]
@@ -116,17 +131,16 @@ struct RangePlan {
 }
 
 impl RangePlan {
-    /// The shape for `n` values into `nkeys` keys at `fold` on a device of `mps`
-    /// multiprocessors, or `None` where the counting sort takes the call: at most
+    /// The shape for `n` values of `bytes` bytes into `nkeys` keys at `fold` on a device of
+    /// `mps` multiprocessors, or `None` where the counting sort takes the call: at most
     /// [`KEY_LOCAL`] keys (shared-memory counts), no values, keys past 32 bits, more than
     /// [`KR_MAX_RANGES`] ranges, or more than 2^31 values (a block's 32-bit counts, and f32
     /// carries exact in a sum of whole quarters).
-    fn new(n: u64, nkeys: u64, fold: usize, mps: u32) -> Option<Self> {
+    fn new(n: u64, nkeys: u64, fold: usize, bytes: usize, mps: u32) -> Option<Self> {
         if nkeys <= KEY_LOCAL || n == 0 || n > 1 << 31 || nkeys > 1 << 32 {
             return None;
         }
-        let per_key = 8 * fold as u64 + 12;
-        let s = (KR_ACC_SMEM / per_key).ilog2();
+        let s = (KR_ACC_SMEM / kr_key_bytes(fold, bytes)).ilog2();
         let nr = nkeys.div_ceil(1 << s);
         if nr > KR_MAX_RANGES {
             return None;
@@ -136,7 +150,7 @@ impl RangePlan {
         // About eight tiles per multiprocessor over the whole input.
         let tile = (n / (8 * mps.max(1) as u64))
             .next_power_of_two()
-            .clamp(1 << 13, KR_MAX_TILE);
+            .clamp(1 << 13, kr_max_tile(bytes));
         Some(RangePlan {
             s,
             nr,
@@ -198,7 +212,7 @@ impl<R: Runtime> Device<R> {
                 "null or misaligned input, keys or output",
             ));
         }
-        if let Some(plan) = RangePlan::new(n, nkeys, fold, self.multiprocessors) {
+        if let Some(plan) = RangePlan::new(n, nkeys, fold, T::BYTES, self.multiprocessors) {
             // SAFETY: the caller's contract.
             return unsafe { self.keyed_ranges::<T>(ws, x, keys, n, nkeys, out, fold, stream, plan) };
         }
@@ -356,11 +370,14 @@ impl<R: Runtime> Device<R> {
         let partial = ws.key_states.ptr;
         // SAFETY: the error words and the starts are the first 16 + 8 * words bytes of `key`.
         unsafe { R::memset(err, 0, 16 + 8 * words as usize, stream.0) }?;
-        let grid = n.div_ceil(KEY_BLOCK as u64).min(mps * 2).max(1) as u32;
+        // As many blocks as run at once (each adds its counts once at the end).
+        let csmem = 4 * nr as u32;
+        let per_mp = self.occupancy(&k.kr_count, KEY_BLOCK, csmem)?.unwrap_or(8).max(1) as u64;
+        let grid = n.div_ceil(KEY_BLOCK as u64).min(mps * per_mp).max(1) as u32;
         let args: Args<KR_COUNT_PARAMS> = Args([keys, n, nkeys, s as u64, nr, start + 8, err]);
         // SAFETY: the kernel reads n keys (the caller's contract) and adds into the nr counts
         // after start[0] and the error word, allocated above.
-        unsafe { self.launch(&k.kr_count, grid, KEY_BLOCK, 4 * nr as u32, stream, args) }?;
+        unsafe { self.launch(&k.kr_count, grid, KEY_BLOCK, csmem, stream, args) }?;
         // SAFETY: the error word was allocated above and the count launched on the stream.
         unsafe { Self::key_verdict(err, stream) }?;
         let ssmem = 8 * (KEY_BLOCK + 1);
@@ -388,7 +405,7 @@ impl<R: Runtime> Device<R> {
             let pl: Args<KR_PLAN_PARAMS> = Args([start, nr, 1, nr, tile, 1, first, multi, 0]);
             self.launch(&k.kr_plan, 1, KEY_BLOCK, ssmem, stream, pl)?;
             let ga = u32::try_from(n.div_ceil(tile) + nr).map_err(|_| overflow())?;
-            let asmem = ((1u64 << s) * (8 * fold as u64 + 12)) as u32;
+            let asmem = ((1u64 << s) * kr_key_bytes(fold, T::BYTES) + 4) as u32;
             let a: Args<KR_ACC_PARAMS> = Args([
                 xr,
                 kr,
@@ -712,28 +729,37 @@ mod tests {
 
     #[test]
     fn range_plans() {
-        // 1e5 keys at fold 3: ranges of 1024 keys (36 bytes a key), one pass of 98 digits.
-        let p = RangePlan::new(100_000_000, 100_000, 3, 132).unwrap();
+        // 1e5 keys at fold 3: ranges of 1024 keys (36 bytes a key for f64, 24 for f32), one
+        // pass of 98 digits; f32's tiles are at most 2^17 values.
+        let p = RangePlan::new(100_000_000, 100_000, 3, 8, 132).unwrap();
+        assert_eq!((p.s, p.nr, p.bits, p.low, p.tile), (10, 98, 7, 0, 1 << 17));
+        let p = RangePlan::new(100_000_000, 100_000, 3, 4, 66).unwrap();
         assert_eq!((p.s, p.nr, p.bits, p.low, p.tile), (10, 98, 7, 0, 1 << 17));
         // 1e7 keys: two passes, 7 bits each.
-        let p = RangePlan::new(100_000_000, 10_000_000, 3, 132).unwrap();
+        let p = RangePlan::new(100_000_000, 10_000_000, 3, 8, 132).unwrap();
         assert_eq!((p.s, p.nr, p.bits, p.low), (10, 9766, 14, 7));
-        // The largest fold: 428 bytes a key, ranges of 64 keys; short inputs take the
-        // smallest tile.
-        let p = RangePlan::new(1000, 5000, 52, 132).unwrap();
+        // The largest folds: 428 bytes a key for f64, ranges of 64 keys; 96 for f32, 256
+        // keys; short inputs take the smallest tile.
+        let p = RangePlan::new(1000, 5000, 52, 8, 132).unwrap();
         assert_eq!((p.s, p.nr, p.bits, p.low, p.tile), (6, 79, 7, 0, 1 << 13));
-        // Huge inputs take the largest tile.
-        assert_eq!(RangePlan::new(1 << 31, 5000, 3, 1).unwrap().tile, KR_MAX_TILE);
-        for s in [2, 8, 21, 52] {
-            let p = RangePlan::new(1 << 20, 1 << 19, s, 100).unwrap();
-            assert!((1u64 << p.s) * (8 * s as u64 + 12) <= KR_ACC_SMEM, "fold {s}");
+        let p = RangePlan::new(1000, 5000, 21, 4, 132).unwrap();
+        assert_eq!((p.s, p.nr, p.tile), (8, 20, 1 << 13));
+        // Huge inputs take the largest tile, by type.
+        assert_eq!(RangePlan::new(1 << 31, 5000, 3, 8, 1).unwrap().tile, 1 << 21);
+        assert_eq!(RangePlan::new(1 << 31, 5000, 3, 4, 1).unwrap().tile, 1 << 17);
+        for (fold, bytes) in [(2, 8), (8, 8), (21, 8), (52, 8), (2, 4), (8, 4), (21, 4)] {
+            let p = RangePlan::new(1 << 20, 1 << 19, fold, bytes, 100).unwrap();
+            assert!(
+                (1u64 << p.s) * kr_key_bytes(fold, bytes) + 4 <= 48 * 1024,
+                "fold {fold}, {bytes} bytes"
+            );
             assert!(p.nr <= KR_MAX_RANGES && p.bits - p.low <= KR_DIGIT_BITS && p.low <= KR_DIGIT_BITS);
         }
         // The counting sort's calls: few keys, no values, too many ranges or values.
-        assert_eq!(RangePlan::new(1000, KEY_LOCAL, 3, 132), None);
-        assert_eq!(RangePlan::new(0, 100_000, 3, 132), None);
-        assert_eq!(RangePlan::new(1000, 1024 * KR_MAX_RANGES + 1, 3, 132), None);
-        assert_eq!(RangePlan::new((1 << 31) + 1, 100_000, 3, 132), None);
+        assert_eq!(RangePlan::new(1000, KEY_LOCAL, 3, 8, 132), None);
+        assert_eq!(RangePlan::new(0, 100_000, 3, 8, 132), None);
+        assert_eq!(RangePlan::new(1000, 1024 * KR_MAX_RANGES + 1, 3, 8, 132), None);
+        assert_eq!(RangePlan::new((1 << 31) + 1, 100_000, 3, 4, 132), None);
     }
 
     #[test]

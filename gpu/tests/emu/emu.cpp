@@ -1188,7 +1188,7 @@ static bool run_kr_case(const char* name, const std::vector<T>& x, const std::ve
   launch(1, block, ssm, [&] { rs_kr_plan(start.data(), nr, 1, nr, tile, 1, first.data(), multi.data(), nullptr); });
   std::vector<T> partial((multi[nr] + 1) * L * (2 * k + 1), poison);
   const unsigned ga = (unsigned)((n + tile - 1) / tile + nr);
-  launch(ga, block, L * (8 * k + 12), [&] { rs_kr_acc_body<T, K>(xr, kr, start.data(), first.data(), multi.data(), nr, s, nkeys, tile, out.data(), partial.data(), fold); });
+  launch(ga, block, L * (sizeof(T) * k + 12) + 4, [&] { rs_kr_acc_body<T, K>(xr, kr, start.data(), first.data(), multi.data(), nr, s, nkeys, tile, out.data(), partial.data(), fold); });
   launch(grid, block, 0, [&] { rs_kr_merge_body<T, K>(first.data(), multi.data(), s, nkeys, partial.data(), out.data(), fold); });
   if (g_engine_error) return fail("engine", 0, 0);
   if (rs_bits(out[nkeys]) != rs_bits(poison)) return fail("wrote past the keys", nkeys, 0);
