@@ -4,7 +4,8 @@
 //! With more than [`KEY_LOCAL`] keys (and few enough key ranges, see [`RangePlan`]): the keys
 //! are cut into ranges of consecutive keys, one or two partition passes gather each range's
 //! (key, value) pairs, and a block per tile of a range adds each value's pieces into exact
-//! 64-bit integer sums per key and slot in shared memory, which become each key's
+//! integer sums per key and slot in shared memory (32-bit words: one for f32, two for f64's
+//! 64-bit sums), which become each key's
 //! renormalised state (see the kernel source's section "Keyed sums by key ranges"). Otherwise
 //! a counting sort by key, then the segmented sum (see the kernel source): `rs_key_count`
 //! counts each key's values and checks every key (the call reads that verdict back before
