@@ -74,6 +74,11 @@ const fn kr_key_bytes(fold: usize, bytes: usize) -> u64 {
     (bytes * fold + 12) as u64
 }
 
+/// The accumulation's shared memory a block: its range's `2^s` keys, then the round word.
+const fn kr_acc_smem(s: u32, fold: usize, bytes: usize) -> u64 {
+    (1u64 << s) * kr_key_bytes(fold, bytes) + 4
+}
+
 /// The keyed sum's kernels of one device (one set for both types but the scatter).
 #[derive(Clone, Copy)]
 pub(super) struct KeyKernels {
@@ -406,7 +411,7 @@ impl<R: Runtime> Device<R> {
             let pl: Args<KR_PLAN_PARAMS> = Args([start, nr, 1, nr, tile, 1, first, multi, 0]);
             self.launch(&k.kr_plan, 1, KEY_BLOCK, ssmem, stream, pl)?;
             let ga = u32::try_from(n.div_ceil(tile) + nr).map_err(|_| overflow())?;
-            let asmem = ((1u64 << s) * kr_key_bytes(fold, T::BYTES) + 4) as u32;
+            let asmem = kr_acc_smem(s, fold, T::BYTES) as u32;
             let a: Args<KR_ACC_PARAMS> = Args([
                 xr,
                 kr,
@@ -751,7 +756,7 @@ mod tests {
         for (fold, bytes) in [(2, 8), (8, 8), (21, 8), (52, 8), (2, 4), (8, 4), (21, 4)] {
             let p = RangePlan::new(1 << 20, 1 << 19, fold, bytes, 100).unwrap();
             assert!(
-                (1u64 << p.s) * kr_key_bytes(fold, bytes) + 4 <= 48 * 1024,
+                kr_acc_smem(p.s, fold, bytes) <= 48 * 1024,
                 "fold {fold}, {bytes} bytes"
             );
             assert!(p.nr <= KR_MAX_RANGES && p.bits - p.low <= KR_DIGIT_BITS && p.low <= KR_DIGIT_BITS);
