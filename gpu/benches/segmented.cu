@@ -18,7 +18,8 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -I$CCCL gpu/benches/segmented.cu \
 //        target/release/libreprosum.a -lpthread -ldl -lm -lrt -lutil -lgcc_s -o segmented
 //   ./segmented 1e8 1e9
-// SEGMENTED_PARTS=seg,rows,keyed (any of them; default all) times only the parts named.
+// SEGMENTED_PARTS=seg,rows,keyed (any of them; default all) times only the parts named;
+// SEGMENTED_AVGS=32,2000,10000 sets the segments' average lengths (default 32 and 10000).
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cuda_runtime.h>
 
@@ -51,6 +52,20 @@ static bool part(const char* name) {
   if (!p) return true;
   const std::string list = std::string(",") + p + ",";
   return list.find(std::string(",") + name + ",") != std::string::npos;
+}
+
+// The segments' average lengths (SEGMENTED_AVGS, comma-separated; default 32 and 10000).
+static std::vector<size_t> averages() {
+  const char* p = getenv("SEGMENTED_AVGS");
+  std::vector<size_t> out;
+  for (const char* q = p ? p : ""; *q;) {
+    out.push_back((size_t)strtoull(q, nullptr, 10));
+    const char* c = strchr(q, ',');
+    if (!c) break;
+    q = c + 1;
+  }
+  if (out.empty()) out = {32, 10000};
+  return out;
 }
 
 static double now_us() {
@@ -191,7 +206,7 @@ static void bench(size_t n) {
     CUDA(cudaMemcpy(&v, acc, sizeof(T), cudaMemcpyDeviceToHost));
   });
   row("baseline", "plain_read_sum", ty, n, plain, true);
-  for (size_t avg : {(size_t)32, (size_t)10000}) {
+  for (size_t avg : averages()) {
     if (!part("seg")) break;
     // Random lengths 0..2 avg, the last segment taking the rest.
     std::vector<size_t> off{0};

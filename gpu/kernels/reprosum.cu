@@ -1726,12 +1726,14 @@ RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl, RsFold<K
 // matrix (offsets null: row g is [g * stride, g * stride + cols); the positions between a
 // row's end and the next row's begin are skipped). rs_seg_prep, first, finds the group of
 // each tile's first position (tiles of blockDim * RsF<T>::SEG_E positions of rs_seg_sum)
-// and checks the offsets. A group of more positions than a tile (at least lmin) is long:
-// rs_seg_long adds it as the sum adds, in chunks of m tiles (per-thread states over 16-byte
-// loads, a block merge for each piece of a long group in a chunk), writing a group within a
-// chunk and leaving the pieces of one that crosses chunks (lheads, ltails). The short groups
-// are rs_seg_sum's, over the tiles that rs_seg_list lists (those holding a position of a
-// short group; a long group's positions are a gap to it and are not read). A tile that one
+// and checks the offsets. A group of more positions than a tile (at least lmin) is long.
+// The long groups, and every group of segments that begins in a sparse chunk (few groups in
+// m tiles: RsGroups::sparse), are block groups: rs_seg_long adds them as the sum adds, in
+// chunks of m tiles (per-thread states over 16-byte loads, a block merge for each piece of a
+// block group in a chunk), writing a group within a chunk and leaving the pieces of one that
+// crosses chunks (lheads, ltails). The other groups (short) are rs_seg_sum's, over the tiles
+// that rs_seg_list lists (those holding a position of a short group; a block group's
+// positions are a gap to it and are not read). A tile that one
 // group holds whole is added as the sum adds (any order, a block merge). Otherwise each
 // thread adds its E consecutive positions group by group, writes the sum of every group that
 // begins and ends within its positions, and hands the state of the group still open at its
@@ -1745,16 +1747,46 @@ RS_DEV void rs_tile_prefixes_body(T* tiles, rs_u64 ntiles, rs_u32* ctl, RsFold<K
 // offsets are bad. Every group's sum is the merge of exact states of its values, so its bits
 // are those of the core's sum of the group alone, whatever the tiles, chunks, blocks or grid.
 
-// The groups of a segmented sum. With `lmin` (not 0), a group of at least lmin positions is
-// long: rs_seg_long adds it, and end() (the view of rs_seg_sum and of the join's short
-// pieces) gives its begin, so that its positions are a gap there; end_all() is the true end.
+// The groups of a segmented sum. With `lmin` (not 0), some groups are rs_seg_long's (block
+// groups): every group of at least lmin positions (a long group), and, for segments, every
+// group that begins in a sparse chunk (chunk c of m tiles, csize positions, is sparse when
+// the groups from tile_first[c * m], the one holding its first position, to tile_first[c * m
+// + m], the one holding the position after it, number at most m / 2 + 1, with m >= 2: so few
+// that rs_seg_long adds each of them as a piece, cheaper than rs_seg_sum's tiles; a pure
+// function of tile_first, so every kernel sees the same groups as block groups). end() (the
+// view of rs_seg_sum and of the join's short pieces) gives a block group's begin, so that its
+// positions are a gap there; end_all() is the true end.
 struct RsGroups {
   const rs_u64* off;
   rs_u64 nseg, stride, cols, lmin;
+  const rs_u64* tile_first;
+  rs_u64 ntiles, m, csize;
   RS_MEMBER rs_u64 begin(rs_u64 g) const { return off ? off[g] : g * stride; }
   RS_MEMBER rs_u64 end_all(rs_u64 g) const { return off ? off[g + 1] : g * stride + cols; }
   RS_MEMBER bool is_long(rs_u64 g) const { return lmin != 0 && end_all(g) - begin(g) >= lmin; }
-  RS_MEMBER rs_u64 end(rs_u64 g) const { return is_long(g) ? begin(g) : end_all(g); }
+  // The chunk of tile t (tiles number below 2^31 and m at most 256: a 32-bit division).
+  RS_MEMBER rs_u64 chunk_of(rs_u64 t) const { return m >= 2 ? (rs_u64)((rs_u32)t / (rs_u32)m) : 0; }
+  // The last group that may meet chunk c (the one holding the position after it, or the last).
+  RS_MEMBER rs_u64 chunk_last(rs_u64 c) const { return c * m + m < ntiles ? tile_first[c * m + m] : nseg - 1; }
+  RS_MEMBER bool sparse(rs_u64 c) const {
+    if (lmin == 0 || !off || m < 2 || c * m >= ntiles) return false;
+    return chunk_last(c) - tile_first[c * m] <= m / 2;
+  }
+  // Whether g, a group that meets chunk c, is a block group. A short group that meets chunk c
+  // began in it or in the chunk before (it is no longer than a tile), so no division finds
+  // the chunk it began in.
+  RS_MEMBER bool is_block(rs_u64 g, rs_u64 c) const {
+    if (is_long(g)) return true;
+    return m >= 2 && sparse(begin(g) >= c * csize || c == 0 ? c : c - 1);
+  }
+  RS_MEMBER rs_u64 end(rs_u64 g, rs_u64 c) const { return is_block(g, c) ? begin(g) : end_all(g); }
+  // end(g, c) given sp = sparse(c): no load of tile_first for a group begun in chunk c.
+  RS_MEMBER rs_u64 end_at(rs_u64 g, rs_u64 c, bool sp) const {
+    const rs_u64 b = begin(g);
+    if (is_long(g)) return b;
+    const bool blk = b >= c * csize || c == 0 ? sp : m >= 2 && sparse(c - 1);
+    return blk ? b : end_all(g);
+  }
   // The begin of the next group (none: the largest position).
   RS_MEMBER rs_u64 next(rs_u64 g) const { return g + 1 < nseg ? begin(g + 1) : ~(rs_u64)0; }
   // The last group that begins at or before p (the group holding p, or the row whose gap
@@ -1780,14 +1812,23 @@ RS_DEV RsGroups rs_seg_groups(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_
   G.stride = stride;
   G.cols = cols;
   G.lmin = 0;
+  G.tile_first = 0;
+  G.ntiles = 0;
+  G.m = 0;
+  G.csize = 0;
   return G;
 }
 
-// The groups with the long ones (at least lmin positions, lmin > the short tile) left to
-// rs_seg_long.
-RS_DEV RsGroups rs_seg_groups_long(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64 cols, rs_u64 lmin) {
+// The groups with the block groups (the long ones, at least lmin positions, lmin > the short
+// tile; and those of the sparse chunks of m tiles) left to rs_seg_long.
+RS_DEV RsGroups rs_seg_groups_long(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64 cols, rs_u64 lmin,
+                                   const rs_u64* tile_first, rs_u64 ntiles, rs_u64 tile, rs_u64 m) {
   RsGroups G = rs_seg_groups(off, nseg, stride, cols);
   G.lmin = lmin;
+  G.tile_first = tile_first;
+  G.ntiles = ntiles;
+  G.m = m;
+  G.csize = m * tile;
   return G;
 }
 
@@ -1899,15 +1940,27 @@ RS_DEV T rs_finish(RsAcc<T, K>& a) {
 // (blockDim + RS_RAKE) values, the tile (blockDim * (E + 1) values, padded), the scan's
 // blockDim + RS_RAKE flags.
 // The positions [ts + la, ts + lb) of tile t (ts = t * tile, cnt positions) hold every
-// position of the tile that a short group holds: before la, the gap of ga = tile_first[t] (a
-// long group's positions, or a row's gap); from lb, a long group that begins in the tile and
-// goes on past it (tile_first[t + 1]: with lmin above the tile, no other long group meets
-// the tile). la >= lb: the tile has nothing for rs_seg_sum.
+// position of the tile that a short group (not a block group) holds. In a sparse chunk every
+// group that begins in the tile is a block group: only ga = tile_first[t], begun in an
+// earlier chunk, can be short there, from the tile's start. Otherwise: before la, the gap of
+// ga (a block group's positions, or a row's gap); from lb, a long group that begins in the
+// tile and goes on past it (tile_first[t + 1]: with lmin above the tile, no other long group
+// meets the tile, and in a chunk that is not sparse the block groups that begin there are the
+// long ones). la >= lb: the tile has nothing for rs_seg_sum.
+// Also sp = G.sparse(ct) (ct: the tile's chunk) and ea = G.end(ga, ct), for rs_seg_end_in.
 RS_DEV void rs_seg_short_range(const RsGroups& G, const rs_u64* tile_first, rs_u64 ntiles, rs_u64 t, rs_u64 ts,
-                               unsigned cnt, unsigned& la, unsigned& lb) {
+                               unsigned cnt, unsigned& la, unsigned& lb, bool& sp, rs_u64& ea) {
   const rs_u64 ga = tile_first[t];
+  const rs_u64 ct = G.chunk_of(t);
+  sp = G.sparse(ct);
+  ea = G.end_at(ga, ct, sp);
+  if (sp) {
+    la = 0;
+    lb = ea > ts ? (unsigned)(ea - ts < cnt ? ea - ts : cnt) : 0u;
+    return;
+  }
   const rs_u64 na = G.next(ga);
-  la = G.end(ga) <= ts ? (unsigned)(na - ts < cnt ? na - ts : cnt) : 0u;
+  la = ea <= ts ? (unsigned)(na - ts < cnt ? na - ts : cnt) : 0u;
   lb = cnt;
   if (t + 1 < ntiles) {
     const rs_u64 gb = tile_first[t + 1];
@@ -1915,6 +1968,10 @@ RS_DEV void rs_seg_short_range(const RsGroups& G, const rs_u64* tile_first, rs_u
     if (gb != ga && bz > ts && bz < ts + cnt && G.is_long(gb)) lb = (unsigned)(bz - ts);
   }
 }
+
+// The end of a group that begins in a tile of a chunk that is not sparse (a block group's
+// begin, a short group's end); with G.lmin = 1, that of one that begins in a sparse chunk.
+RS_DEV rs_u64 rs_seg_end_in(const RsGroups& G, rs_u64 g) { return G.is_long(g) ? G.begin(g) : G.end_all(g); }
 
 // The offsets' verdict that rs_seg_prep wrote earlier on the stream (err[0]: a bad offset,
 // err[1]: a segment past the capacity), for the segmented sum's kernels after it: each
@@ -1927,17 +1984,19 @@ RS_DEV bool rs_seg_bad(const rs_u32* err) { return err != 0 && (err[0] | err[1])
 // (*count counts; zeroed by the host) for rs_seg_sum. Grid-stride: any grid. Nothing when
 // rs_seg_bad(err).
 RS_KERNEL void rs_seg_list(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64 cols, rs_u64 lmin, rs_u64 span,
-                           rs_u64 tile, rs_u64 ntiles, const rs_u64* tile_first, rs_u32* count, rs_u32* list,
-                           const rs_u32* err) {
+                           rs_u64 tile, rs_u64 ntiles, rs_u64 m, const rs_u64* tile_first, rs_u32* count,
+                           rs_u32* list, const rs_u32* err) {
   if (rs_seg_bad(err)) return;
-  const RsGroups G = rs_seg_groups_long(off, nseg, stride, cols, lmin);
+  const RsGroups G = rs_seg_groups_long(off, nseg, stride, cols, lmin, tile_first, ntiles, tile, m);
   const rs_u64 nthreads = RS_GDIM * (rs_u64)RS_BDIM;
   for (rs_u64 t = RS_BID * (rs_u64)RS_BDIM + RS_TID; t < ntiles; t += nthreads) {
     const rs_u64 ts = t * tile;
     const rs_u64 left = span > ts ? span - ts : 0;
     const unsigned cnt = (unsigned)(left < tile ? left : tile);
     unsigned la, lb;
-    rs_seg_short_range(G, tile_first, ntiles, t, ts, cnt, la, lb);
+    bool sp;
+    rs_u64 ea;
+    rs_seg_short_range(G, tile_first, ntiles, t, ts, cnt, la, lb, sp, ea);
     if (la < lb) list[RS_ATOMIC_ADD_U32(count, 1u)] = (rs_u32)t;
   }
 }
@@ -1963,9 +2022,14 @@ RS_DEV void rs_seg_sum_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* t
   const rs_u64 gb = t + 1 < ntiles ? tile_first[t + 1] : G.nseg - 1;
   // Only the positions [la, lb) can hold a short group's: the others are not read.
   unsigned la, lb;
-  rs_seg_short_range(G, tile_first, ntiles, t, ts, cnt, la, lb);
+  bool sp;
+  rs_u64 ea;
+  rs_seg_short_range(G, tile_first, ntiles, t, ts, cnt, la, lb, sp, ea);
   if (la >= lb) return;  // the same for every thread
-  if (cnt > 0 && G.begin(ga) <= ts && G.end(ga) >= ts + cnt && G.next(ga) >= ts + cnt) {
+  // Every group but ga meeting the tile begins in it: in a sparse chunk, each is a block
+  // group, as a long one (lmin 1) is for rs_seg_end_in; ga's end is ea.
+  if (sp) G.lmin = 1;
+  if (cnt > 0 && G.begin(ga) <= ts && ea >= ts + cnt && G.next(ga) >= ts + cnt) {
     // One group holds the whole tile (the same for every thread): the values in any order,
     // per-thread states and a block merge, as the sum.
     RsAcc<T, K> a(f);
@@ -1984,7 +2048,7 @@ RS_DEV void rs_seg_sum_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* t
     }
     rs_block_reduce(a, S);
     if (tid == 0) {
-      const rs_u64 b = G.begin(ga), e = G.end(ga);
+      const rs_u64 b = G.begin(ga), e = ea;
       if (b == ts && e == ts + cnt) {
         out[ga] = rs_finish(a);
       } else {
@@ -2019,7 +2083,7 @@ RS_DEV void rs_seg_sum_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* t
   if (lo < hi) {
     g = tfirst[tid];
     first_g = g;
-    rs_u64 e = G.end(g), nb = G.next(g);
+    rs_u64 e = g == ga ? ea : rs_seg_end_in(G, g), nb = G.next(g);
     const rs_u64 p0 = ts + lo;
     bool before = G.begin(g) < p0;  // the current group began before this thread
     if (hi - lo == (unsigned)E && nb > ts + hi - 1 && e >= ts + hi) {
@@ -2049,7 +2113,7 @@ RS_DEV void rs_seg_sum_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* t
           do {
             ++g;
           } while (g + 1 < G.nseg && G.begin(g + 1) <= p);
-          e = G.end(g);
+          e = rs_seg_end_in(G, g);  // g > ga
           nb = G.next(g);
           before = false;
         }
@@ -2254,13 +2318,16 @@ RS_DEV void rs_rows_long_body(const T* x, rs_u64 rows, rs_u64 cols, rs_u64 strid
   }
 }
 
-// The long groups (G.lmin: at least lmin positions, lmin above the short tile), shaped as the
-// sum: chunk c is the positions [c * m * tile, (c + 1) * m * tile) of the span (m short
-// tiles; grid-stride over the chunks, any grid). Each piece of a long group in the chunk is
-// added by the whole block (per-thread states over 16-byte loads, a block merge): a group
-// within the chunk is written, the piece of a group begun before the chunk goes to
-// lheads[c], that of a group going on past it to ltails[c] (both for a group holding the
-// whole chunk), for rs_seg_join. Every long group meeting the chunk holds one of its tiles'
+// The block groups (G.lmin: the groups of at least lmin positions, lmin above the short tile,
+// and those of segments that begin in a sparse chunk), shaped as the sum: chunk c is the
+// positions [c * m * tile, (c + 1) * m * tile) of the span (m short tiles; grid-stride over
+// the chunks, any grid). Each piece of a block group in the chunk is added by the whole
+// block (per-thread states over 16-byte loads, a block merge): a group within the chunk is
+// written, the piece of a group begun before the chunk goes to lheads[c], that of a group
+// going on past it to ltails[c] (both for a group holding the whole chunk), for rs_seg_join.
+// In a sparse chunk the candidates are every group from tile_first[c * m] to
+// G.chunk_last(c) (at most m / 2 + 1). Otherwise every block group meeting the chunk is long
+// (or, begun in a sparse chunk before, holds its first position) and holds one of its tiles'
 // first positions or the position after the chunk (a long group is longer than a tile), so
 // the groups tile_first[c * m .. c * m + m] are the candidates; the threads look them up
 // together (C: g, begin, end of each, or no group; two copies, one for the block's even
@@ -2286,11 +2353,22 @@ RS_DEV void rs_seg_long_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* 
     const rs_u64 cs = c * csize;
     const rs_u64 ce = span - cs < csize ? span : cs + csize;
     const rs_u64 t0 = c * m;
+    // A sparse chunk: every group from lo to hi (at most m / 2 + 1) is a candidate.
+    const bool sparse = G.sparse(c);
+    const rs_u64 lo = sparse ? tile_first[t0] : 0, hi = sparse ? G.chunk_last(c) : 0;
     for (rs_u64 i = tid; i <= m; i += B) {
       const rs_u64 t = t0 + i;  // past the last tile: no candidate
-      const rs_u64 g = t < ntiles ? tile_first[t] : ~(rs_u64)0;
+      rs_u64 g;
+      bool fresh;  // a group not listed before
+      if (sparse) {
+        g = lo + i <= hi ? lo + i : ~(rs_u64)0;
+        fresh = true;
+      } else {
+        g = t < ntiles ? tile_first[t] : ~(rs_u64)0;
+        fresh = i == 0 || tile_first[t - 1] != g;
+      }
       rs_u64 b = 0, e = 0;
-      if (g != ~(rs_u64)0 && (i == 0 || tile_first[t - 1] != g) && G.is_long(g)) {
+      if (g != ~(rs_u64)0 && fresh && G.is_block(g, c)) {
         b = G.begin(g);
         e = G.end_all(g);
       }
@@ -2337,7 +2415,8 @@ RS_DEV void rs_seg_join_cross(RsGroups G, rs_u64 span, const rs_u64* tile_first,
     const rs_u64 te = span - ts < size ? span : ts + size;
     const rs_u64 g = tile_first[t * step];
     const rs_u64 b = G.begin(g);
-    const rs_u64 e = longs ? (G.is_long(g) ? G.end_all(g) : b) : G.end(g);
+    const rs_u64 cu = G.chunk_of(t * step);  // g meets the unit's chunk
+    const rs_u64 e = longs ? (G.is_block(g, cu) ? G.end_all(g) : b) : G.end(g, cu);
     if (b < ts && ts < e && e <= te) {  // the same for every thread
       const rs_u64 t0 = b / size;
       RsAcc<T, K> acc(f);
@@ -2373,7 +2452,7 @@ RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, 
     const rs_u64 ts = t * tile;
     const rs_u64 te = span - ts < tile ? span : ts + tile;
     const rs_u64 g = tile_first[t];
-    const rs_u64 b = G.begin(g), e = G.end(g);
+    const rs_u64 b = G.begin(g), e = G.end(g, G.chunk_of(t));
     if (b < ts && ts < e && e <= te) {
       const rs_u64 t0 = b / tile;
       RsAcc<T, K> acc(f);
@@ -2504,7 +2583,7 @@ RS_DEV void rs_segcs_scan_body(const T* x, T* out, RsGroups G, rs_u64 n, const r
   if (tid == 0 && G.begin(ga) == ts) cut[0] = 1;
   for (rs_u64 g = ga + 1 + tid; g <= gb; g += B) {
     const rs_u64 b = G.begin(g);
-    if (b < ts + cnt && b < G.end(g)) cut[b - ts] = 1;
+    if (b < ts + cnt && b < G.end_all(g)) cut[b - ts] = 1;
   }
   // The first begin at or after ts (relative; cnt or more: none in the tile): the positions
   // before it continue a group begun before the tile.
@@ -3648,13 +3727,14 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
   }                                                                                                 \
   RS_KERNEL void rs_seg_sum_##TN##_k##KN(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 stride,  \
                                          rs_u64 cols, rs_u64 lmin, rs_u64 span,                     \
-                                         const rs_u64* tile_first, rs_u64 ntiles,                   \
+                                         const rs_u64* tile_first, rs_u64 ntiles, rs_u64 m,         \
                                          const rs_u32* count, const rs_u32* list, T* heads,         \
                                          T* tails, T* out, const rs_u32* err, rs_u64 fold) {        \
     if (rs_seg_bad(err)) return;                                                                    \
-    rs_seg_sum_tiles<T, K, RsF<T>::SEG_E>(x, rs_seg_groups_long(off, nseg, stride, cols, lmin), span, \
-                                           tile_first, ntiles, count, list, heads, tails, out,      \
-                                           RsFold<K>(fold));                                        \
+    const rs_u64 tile = (rs_u64)RS_BDIM * RsF<T>::SEG_E;                                            \
+    rs_seg_sum_tiles<T, K, RsF<T>::SEG_E>(                                                          \
+        x, rs_seg_groups_long(off, nseg, stride, cols, lmin, tile_first, ntiles, tile, m), span,     \
+        tile_first, ntiles, count, list, heads, tails, out, RsFold<K>(fold));                       \
   }                                                                                                 \
   RS_KERNEL void rs_seg_long_##TN##_k##KN(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 stride, \
                                           rs_u64 cols, rs_u64 lmin, rs_u64 span,                    \
@@ -3662,8 +3742,8 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                                           rs_u64 m, T* lheads, T* ltails, T* out, const rs_u32* err, \
                                           rs_u64 fold) {                                            \
     if (rs_seg_bad(err)) return;                                                                    \
-    rs_seg_long_body<T, K>(x, rs_seg_groups_long(off, nseg, stride, cols, lmin), span, tile_first,  \
-                           ntiles, tile, m, lheads, ltails, out, RsFold<K>(fold));                  \
+    rs_seg_long_body<T, K>(x, rs_seg_groups_long(off, nseg, stride, cols, lmin, tile_first, ntiles, tile, m), \
+                           span, tile_first, ntiles, tile, m, lheads, ltails, out, RsFold<K>(fold)); \
   }                                                                                                 \
   RS_KERNEL void rs_seg_join_##TN##_k##KN(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64 cols, \
                                           rs_u64 lmin, rs_u64 span, const rs_u64* tile_first,       \
@@ -3671,8 +3751,9 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                                           const T* tails, const T* lheads, const T* ltails, T* out, \
                                           const rs_u32* err, rs_u64 fold) {                         \
     if (rs_seg_bad(err)) return;                                                                    \
-    rs_seg_join_body<T, K>(rs_seg_groups_long(off, nseg, stride, cols, lmin), span, tile_first,     \
-                           ntiles, tile, m, heads, tails, lheads, ltails, out, RsFold<K>(fold));    \
+    rs_seg_join_body<T, K>(rs_seg_groups_long(off, nseg, stride, cols, lmin, tile_first, ntiles, tile, m), \
+                           span, tile_first, ntiles, tile, m, heads, tails, lheads, ltails, out,    \
+                           RsFold<K>(fold));                                                        \
   }
 
 // A constant fold: the general kernels and the fixed-window ones (whose per-slot arrays of

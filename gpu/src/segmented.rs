@@ -4,8 +4,9 @@
 //!
 //! Five kernels (see the kernel source): `rs_seg_prep` finds each tile's first group and,
 //! for offsets the host has not read, checks them; `rs_seg_long` adds the long groups (more
-//! positions than a tile) in chunks of at most [`SEG_LONG_MAX_TILES`] tiles, as the sum adds;
-//! `rs_seg_list` lists the tiles that hold a short group's position and `rs_seg_sum` adds
+//! positions than a tile), and every segment that begins in a chunk of few segments (at most
+//! m / 2 + 1 in its m tiles), in chunks of at most [`SEG_LONG_MAX_TILES`] tiles, as the sum
+//! adds; `rs_seg_list` lists the tiles that hold another group's position and `rs_seg_sum` adds
 //! those tiles of `block * SEG_ITEMS` positions, writing each short group that ends in the
 //! tile and the pieces of the groups that cross tiles; `rs_seg_join` merges the pieces of
 //! the groups that cross tiles or chunks and writes +0 for empty groups. Many short rows
@@ -23,8 +24,8 @@ use super::*;
 
 /// Parameters of the segmented kernels (checked against the kernel source by a test).
 pub(super) const SEG_PREP_PARAMS: usize = 10;
-pub(super) const SEG_LIST_PARAMS: usize = 12;
-pub(super) const SEG_SUM_PARAMS: usize = 16;
+pub(super) const SEG_LIST_PARAMS: usize = 13;
+pub(super) const SEG_SUM_PARAMS: usize = 17;
 pub(super) const SEG_LONG_PARAMS: usize = 16;
 pub(super) const SEG_JOIN_PARAMS: usize = 17;
 pub(super) const ROWS_SHORT_PARAMS: usize = 6;
@@ -380,7 +381,8 @@ impl<R: Runtime> Device<R> {
         let rows = l.off == 0;
         if !(rows && l.cols >= lmin) {
             let args: Args<SEG_LIST_PARAMS> = Args([
-                l.off, l.nseg, l.stride, l.cols, lmin, l.span, tile, ntiles, tile_first, count, list, verdict,
+                l.off, l.nseg, l.stride, l.cols, lmin, l.span, tile, ntiles, m, tile_first, count, list,
+                verdict,
             ]);
             let grid = ntiles.div_ceil(256).clamp(1, self.multiprocessors as u64 * 8) as u32;
             // SAFETY: the kernel reads the offsets (the caller's contract) and the tile numbers
@@ -396,6 +398,7 @@ impl<R: Runtime> Device<R> {
                 l.span,
                 tile_first,
                 ntiles,
+                m,
                 count,
                 list,
                 heads,

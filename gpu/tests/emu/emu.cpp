@@ -736,6 +736,10 @@ struct SegCase {
 
 // Runs the segmented kernels over `x` as the hosts do: `out` gets the groups' sums. False
 // (and a message) when rs_seg_prep reports good offsets bad or the engine fails.
+// Short groups that sparse chunks took, and chunks that were not sparse, in the sparse_mix
+// layout (checked at the end of --segmented).
+static unsigned long long g_seg_sparse_short = 0, g_seg_dense_chunks = 0;
+
 template <typename T, int K>
 static bool seg_kernels(const SegCase& c, const T* x, unsigned block, int fold_arg, std::vector<T>& out) {
   typedef typename RsF<T>::U U;
@@ -762,19 +766,26 @@ static bool seg_kernels(const SegCase& c, const T* x, unsigned block, int fold_a
   // hosts take 1 to 256, from the input and the device; small ones here so that groups
   // cross chunks) with blocks of another size (any size is correct), on a grid smaller
   // than the chunks (grid-stride).
-  const unsigned long long lmin = tile + 1, m = 1 + block % 3;
+  const unsigned long long lmin = tile + 1, m = 1 + (block % 3) * 3;
   const unsigned lblock = block > 2 ? block - 1 : block;
   const unsigned long long nchunks = (c.span + m * tile - 1) / (m * tile);
   std::vector<T> lheads(nchunks * st + 1, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull)), ltails(lheads);
-  const RsGroups G = rs_seg_groups_long(off, c.nseg, c.stride, c.cols, lmin);
+  const RsGroups G = rs_seg_groups_long(off, c.nseg, c.stride, c.cols, lmin, tile_first.data(), ntiles, tile, m);
   // The tiles with short groups listed (on a small grid), then rs_seg_sum over the list on
   // fewer blocks than tiles (each block takes several in turn).
   unsigned count = 0;
   std::vector<rs_u32> list(ntiles, 0xA5A5A5A5u);
   // With the verdict (good here) to read, as the hosts pass it for offsets in device memory.
-  launch(2, 3, 0, [&] { rs_seg_list(off, c.nseg, c.stride, c.cols, lmin, c.span, tile, ntiles, tile_first.data(), &count, list.data(), off ? err : nullptr); });
+  launch(2, 3, 0, [&] { rs_seg_list(off, c.nseg, c.stride, c.cols, lmin, c.span, tile, ntiles, m, tile_first.data(), &count, list.data(), off ? err : nullptr); });
   const unsigned sgrid = ntiles > 2 ? (unsigned)(ntiles / 2) : 1u;
   launch(sgrid, block, smem, [&] { rs_seg_sum_tiles<T, K, RsF<T>::SEG_E>(x, G, c.span, tile_first.data(), ntiles, &count, list.data(), heads.data(), tails.data(), out.data(), fold); });
+  if (c.name == "sparse_mix" && m >= 2) {
+    // Counted for the run's end: the layout must reach sparse chunks with short groups in
+    // them beside chunks that are not sparse, or it tests nothing of the sparse chunks.
+    for (unsigned long long g = 0; g < c.nseg; ++g)
+      g_seg_sparse_short += G.begin(g) < c.span && !G.is_long(g) && G.is_block(g, G.begin(g) / (m * tile));
+    for (unsigned long long ch = 0; ch < nchunks; ++ch) g_seg_dense_chunks += !G.sparse(ch);
+  }
   const unsigned lgrid = nchunks > 3 ? (unsigned)(nchunks - 2) : 1u;
   launch(lgrid, lblock, 16 + sizeof(T) * st * lblock + 48 * (m + 1), [&] { rs_seg_long_body<T, K>(x, G, c.span, tile_first.data(), ntiles, tile, m, lheads.data(), ltails.data(), out.data(), fold); });
   launch(3, block, 16 + sizeof(T) * st * block, [&] { rs_seg_join_body<T, K>(G, c.span, tile_first.data(), ntiles, tile, m, heads.data(), tails.data(), lheads.data(), ltails.data(), out.data(), fold); });
@@ -810,12 +821,12 @@ static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned blo
   for (unsigned long long g = 0; g < c.nseg && ok; ++g) {
     RsAcc<T, K> a(fold);
     rs_clear(a);
-    for (unsigned long long p = G.begin(g); p < G.end(g); ++p) rs_add_one(a, x[p]);
+    for (unsigned long long p = G.begin(g); p < G.end_all(g); ++p) rs_add_one(a, x[p]);
     const T want = rs_finish(a);
     for (int form = 0; form < (alone.empty() ? 2 : 4); ++form) {
       const T got = form == 3 ? teams[g] : form == 2 ? alone[g] : form ? mout[g] : out[g];
       if (rs_bits(got) != rs_bits(want)) {
-        if (!g_quiet) printf("FAIL seg %s%s %s k%d block %u group %llu [%llu, %llu): got %llx want %llx\n", c.name.c_str(), form == 3 ? " (rs_rows_long)" : form == 2 ? " (rs_rows_short)" : form ? " (misaligned)" : "", sizeof(T) == 8 ? "f64" : "f32", k, block, g, G.begin(g), G.end(g),
+        if (!g_quiet) printf("FAIL seg %s%s %s k%d block %u group %llu [%llu, %llu): got %llx want %llx\n", c.name.c_str(), form == 3 ? " (rs_rows_long)" : form == 2 ? " (rs_rows_short)" : form ? " (misaligned)" : "", sizeof(T) == 8 ? "f64" : "f32", k, block, g, G.begin(g), G.end_all(g),
                              (unsigned long long)rs_bits(got), (unsigned long long)rs_bits(want));
         ok = false;
       }
@@ -838,8 +849,8 @@ static bool seg_kernels_after_bad(const std::vector<unsigned long long>& off, un
   std::vector<rs_u32> list(ntiles, 0);
   unsigned count = 0;
   const size_t smem = 16 + 8 * block + 8 * (st * (block + RS_RAKE) + (size_t)block * (RsF<double>::SEG_E + 1)) + 4 * (block + RS_RAKE);
-  launch(1, block, 0, [&] { rs_seg_list(off.data(), nseg, 0, 0, lmin, n, tile, ntiles, tf.data(), &count, list.data(), err); });
-  launch(1, block, smem, [&] { rs_seg_sum_f64_k3(x.data(), off.data(), nseg, 0, 0, lmin, n, tf.data(), ntiles, &count, list.data(), heads.data(), tails.data(), out.data(), err, 3); });
+  launch(1, block, 0, [&] { rs_seg_list(off.data(), nseg, 0, 0, lmin, n, tile, ntiles, m, tf.data(), &count, list.data(), err); });
+  launch(1, block, smem, [&] { rs_seg_sum_f64_k3(x.data(), off.data(), nseg, 0, 0, lmin, n, tf.data(), ntiles, m, &count, list.data(), heads.data(), tails.data(), out.data(), err, 3); });
   launch(1, block, 16 + 8 * st * block + 48 * (m + 1), [&] { rs_seg_long_f64_k3(x.data(), off.data(), nseg, 0, 0, lmin, n, tf.data(), ntiles, tile, m, lheads.data(), ltails.data(), out.data(), err, 3); });
   launch(1, block, 16 + 8 * st * block, [&] { rs_seg_join_f64_k3(off.data(), nseg, 0, 0, lmin, n, tf.data(), ntiles, tile, m, heads.data(), tails.data(), lheads.data(), ltails.data(), out.data(), err, 3); });
   bool ok = count == 0 && !g_engine_error;
@@ -927,6 +938,18 @@ static std::vector<SegCase> seg_layouts(unsigned long long tile) {
   }
   longs.push_back(tile + 1);
   segs("long_mix", longs);
+  // Few groups a chunk (sparse chunks: rs_seg_long adds their short groups too) beside runs
+  // of many tiny groups (chunks that are not sparse), so that short groups cross from one
+  // kind of chunk into the other.
+  std::vector<unsigned long long> sparse;
+  for (int run = 0; run < 3; ++run) {
+    for (int i = 0; i < 12; ++i) {
+      const unsigned long long u = seg_next() % 4;
+      sparse.push_back(u == 0 ? 1 + seg_next() % tile : u == 1 ? tile / 2 + seg_next() % tile : 2 * tile + seg_next() % (2 * tile));
+    }
+    for (int i = 0; i < 30; ++i) sparse.push_back(seg_next() % 8);
+  }
+  segs("sparse_mix", sparse);
   rows("rows_dense", 37, 3 * tile / 7 + 1, 3 * tile / 7 + 1);
   rows("rows_gap", 9, tile / 2 + 3, tile + 11);
   rows("rows_wide", 3, 2 * tile + 9, 2 * tile + 100);
@@ -1268,6 +1291,10 @@ static int run_segmented(unsigned long long seed, const std::vector<unsigned>& b
   run_key_fold<double, 3>(3, blocks, pass, fail);
   run_key_fold<double, -52>(13, blocks, pass, fail);
   run_key_fold<float, 5>(5, blocks, pass, fail);
+  if (g_seg_sparse_short == 0 || g_seg_dense_chunks == 0) {
+    printf("FAIL seg sparse_mix: %llu short groups in sparse chunks, %llu chunks not sparse\n", g_seg_sparse_short, g_seg_dense_chunks);
+    ++fail;
+  }
   if (!g_quiet) printf("emu: segmented, row and keyed sums and segmented cumsums%s: %d passed, %d failed\n", g_fibers ? (g_warp == 32 ? " (fibers wave32)" : " (fibers wave64)") : "", pass, fail);
   return fail;
 }

@@ -77,6 +77,15 @@ fn layouts(rng: &mut Rng) -> Vec<(&'static str, Vec<usize>)> {
         });
     }
     out.push(("skewed", skewed));
+    // Runs of segments of average length 1e4 (chunks of few segments, whose short ones the
+    // long groups' kernel adds too, once the input is large enough for chunks of several
+    // tiles) beside runs of tiny ones (chunks of many segments, rs_seg_sum's).
+    let mut sparse = Vec::new();
+    for _ in 0..40 {
+        sparse.extend((0..20).map(|_| rng.below(20_001) as usize));
+        sparse.extend((0..500).map(|_| rng.below(8) as usize));
+    }
+    out.push(("segments of average 1e4 beside tiny ones", sparse));
     // More offsets than one piece of the host's staged upload (2^19 offsets): checked and
     // copied in three pieces.
     out.push((
