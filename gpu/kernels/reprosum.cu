@@ -1947,7 +1947,7 @@ RS_DEV T rs_finish(RsAcc<T, K>& a) {
 // tile and goes on past it (tile_first[t + 1]: with lmin above the tile, no other long group
 // meets the tile, and in a chunk that is not sparse the block groups that begin there are the
 // long ones). la >= lb: the tile has nothing for rs_seg_sum.
-// Also sp = G.sparse(ct) (ct: the tile's chunk) and ea = G.end(ga, ct), for rs_seg_end_in.
+// Also sp = G.sparse(ct) (ct: the tile's chunk) and ea = G.end(ga, ct), for the callers.
 RS_DEV void rs_seg_short_range(const RsGroups& G, const rs_u64* tile_first, rs_u64 ntiles, rs_u64 t, rs_u64 ts,
                                unsigned cnt, unsigned& la, unsigned& lb, bool& sp, rs_u64& ea) {
   const rs_u64 ga = tile_first[t];
