@@ -90,6 +90,22 @@ pub const ROW_TEAM: u32 = 32;
 /// blocks.
 pub const ROWS_LONG_BLOCK: u32 = 128;
 
+/// The tiles of `rs_seg_sum` for one call ([`Device::seg_tiles`]).
+struct SegTiles {
+    block: u32,
+    smem: u32,
+    tile: u64,
+    ntiles: u64,
+}
+
+/// The chunks of `rs_seg_long` for one call ([`Device::seg_chunks`]).
+struct SegChunks {
+    lblock: u32,
+    lsmem: u32,
+    m: u64,
+    nchunks: u64,
+}
+
 /// The groups of one call, as the kernels take them.
 #[derive(Clone, Copy)]
 pub(super) struct Layout {
@@ -299,21 +315,12 @@ impl<R: Runtime> Device<R> {
             return unsafe { R::synchronize(stream.0) };
         }
         let st = 2 * fold + 1;
-        let items = T::SEG_ITEMS as usize;
-        let (block, smem) = self.block_for(
-            &k.seg_sum,
-            launch.block,
-            SEG_SUM_BLOCK,
-            8 + T::BYTES * (st + items + 1) + 4,
-            16 + (T::BYTES * st + 4) * RAKE,
-        )?;
-        let tile = block as u64 * T::SEG_ITEMS as u64;
-        let ntiles = l.span.div_ceil(tile).max(1);
-        if ntiles > i32::MAX as u64 {
-            return Err(GpuError::InvalidLaunch(format!(
-                "{ntiles} tiles of {tile} values"
-            )));
-        }
+        let SegTiles {
+            block,
+            smem,
+            tile,
+            ntiles,
+        } = self.seg_tiles::<T>(&k, l.span, fold, launch)?;
         // Groups of more positions than a tile are long: rs_seg_long adds them in chunks of
         // m tiles, and rs_seg_sum skips their positions.
         let lmin = tile + 1;
@@ -335,29 +342,12 @@ impl<R: Runtime> Device<R> {
                 return unsafe { R::synchronize(stream.0) };
             }
         }
-        // Chunks of m tiles, as many as a whole number of waves of the blocks the device
-        // holds at once: every block adds as many positions, so none waits on a last wave
-        // of a few blocks.
-        let (lblock, lsmem_max) = self.block_for(
-            &k.seg_long,
-            None,
-            if T::BYTES == 4 {
-                SEG_LONG_BLOCK_F32
-            } else {
-                SEG_LONG_BLOCK
-            },
-            state,
-            seg_long_smem(SEG_LONG_MAX_TILES),
-        )?;
-        let per_mp = self
-            .occupancy(&k.seg_long, lblock, lsmem_max)?
-            .unwrap_or(4)
-            .max(1);
-        let slots = self.multiprocessors as u64 * per_mp as u64;
-        let waves = ntiles.div_ceil(slots * SEG_LONG_MAX_TILES);
-        let m = ntiles.div_ceil(slots * waves).max(1);
-        let lsmem = (seg_long_smem(m) + state * lblock as usize) as u32;
-        let nchunks = l.span.div_ceil(m * tile);
+        let SegChunks {
+            lblock,
+            lsmem,
+            m,
+            nchunks,
+        } = self.seg_chunks::<T>(&k, l.span, tile, ntiles, fold)?;
         let nt = ntiles as usize;
         let bytes = nt
             .checked_mul(8 + 2 * state + 4)
@@ -470,6 +460,94 @@ impl<R: Runtime> Device<R> {
             // SAFETY: the caller's stream (or the default one) of this context.
             unsafe { R::synchronize(stream.0) }
         }
+    }
+
+    /// The tiles of `rs_seg_sum` for `span` positions: its block and shared memory (`launch`'s
+    /// block, else the default), the tile's positions and the number of tiles (below 2^31).
+    fn seg_tiles<T: GpuFloat>(
+        &self,
+        k: &Kernels,
+        span: u64,
+        fold: usize,
+        launch: &Launch,
+    ) -> Result<SegTiles, GpuError> {
+        let st = 2 * fold + 1;
+        let items = T::SEG_ITEMS as usize;
+        let (block, smem) = self.block_for(
+            &k.seg_sum,
+            launch.block,
+            SEG_SUM_BLOCK,
+            8 + T::BYTES * (st + items + 1) + 4,
+            16 + (T::BYTES * st + 4) * RAKE,
+        )?;
+        let tile = block as u64 * T::SEG_ITEMS as u64;
+        let ntiles = span.div_ceil(tile).max(1);
+        if ntiles > i32::MAX as u64 {
+            return Err(GpuError::InvalidLaunch(format!(
+                "{ntiles} tiles of {tile} values"
+            )));
+        }
+        Ok(SegTiles {
+            block,
+            smem,
+            tile,
+            ntiles,
+        })
+    }
+
+    /// The chunks of `rs_seg_long` for `ntiles` tiles of `tile` positions (`span` in all): m
+    /// tiles each, as many chunks as a whole number of waves of the blocks the device holds
+    /// at once, so every block adds as many positions and none waits on a last wave of a
+    /// few blocks.
+    fn seg_chunks<T: GpuFloat>(
+        &self,
+        k: &Kernels,
+        span: u64,
+        tile: u64,
+        ntiles: u64,
+        fold: usize,
+    ) -> Result<SegChunks, GpuError> {
+        let state = (2 * fold + 1) * T::BYTES;
+        let (lblock, lsmem_max) = self.block_for(
+            &k.seg_long,
+            None,
+            if T::BYTES == 4 {
+                SEG_LONG_BLOCK_F32
+            } else {
+                SEG_LONG_BLOCK
+            },
+            state,
+            seg_long_smem(SEG_LONG_MAX_TILES),
+        )?;
+        let per_mp = self
+            .occupancy(&k.seg_long, lblock, lsmem_max)?
+            .unwrap_or(4)
+            .max(1);
+        let slots = self.multiprocessors as u64 * per_mp as u64;
+        let waves = ntiles.div_ceil(slots * SEG_LONG_MAX_TILES);
+        let m = ntiles.div_ceil(slots * waves).max(1);
+        Ok(SegChunks {
+            lblock,
+            lsmem: (seg_long_smem(m) + state * lblock as usize) as u32,
+            m,
+            nchunks: span.div_ceil(m * tile),
+        })
+    }
+
+    /// How a segmented sum of `len` values of T at `fold` (the default launch) cuts them: the
+    /// short groups' tile in positions and the long groups' chunk in tiles. A chunk is sparse,
+    /// and its short segments are added by the long groups' kernel, when `m >= 2` and it
+    /// meets at most `m / 2 + 1` segments. For tests that must reach both kinds of chunks.
+    ///
+    /// # Errors
+    /// [`GpuError::UnsupportedFold`], a runtime error.
+    #[doc(hidden)]
+    pub fn segmented_tiling<T: GpuFloat>(&self, len: usize, fold: usize) -> Result<(u64, u64), GpuError> {
+        let k = self.kernels::<T>(fold)?;
+        let _bound = self.bind()?;
+        let t = self.seg_tiles::<T>(&k, len as u64, fold, &Launch::default())?;
+        let c = self.seg_chunks::<T>(&k, len as u64, t.tile, t.ntiles, fold)?;
+        Ok((t.tile, c.m))
     }
 
     /// `rs_seg_prep` on this stream: the tile numbers at `tile_first` and, in the error words

@@ -85,7 +85,7 @@ fn layouts(rng: &mut Rng) -> Vec<(&'static str, Vec<usize>)> {
         sparse.extend((0..20).map(|_| rng.below(20_001) as usize));
         sparse.extend((0..500).map(|_| rng.below(8) as usize));
     }
-    out.push(("segments of average 1e4 beside tiny ones", sparse));
+    out.push((SPARSE_MIX, sparse));
     // More offsets than one piece of the host's staged upload (2^19 offsets): checked and
     // copied in three pieces.
     out.push((
@@ -93,6 +93,43 @@ fn layouts(rng: &mut Rng) -> Vec<(&'static str, Vec<usize>)> {
         (0..1_200_000).map(|_| rng.below(4) as usize).collect(),
     ));
     out
+}
+
+/// The layout whose chunks of `rs_seg_long` must be both sparse and not (see [`sparse_reach`]).
+const SPARSE_MIX: &str = "segments of average 1e4 beside tiny ones";
+
+/// What a layout reaches of the long groups' kernel's chunks on this device (the device's
+/// cut of the input, `Device::segmented_tiling`, and the kernels' rule: a chunk of m tiles is
+/// sparse when m >= 2 and the groups from the one holding its first position to the one
+/// holding the position after it number at most m / 2 + 1): the short segments (at most a
+/// tile) that begin in a sparse chunk, and the chunks that are not sparse. None where the
+/// device cuts the input in chunks of one tile (then none is sparse).
+fn sparse_reach<T: GpuFloat>(dev: &Device, off: &[usize], fold: usize) -> Option<(usize, usize)> {
+    let span = *off.last().unwrap();
+    let (tile, m) = dev.segmented_tiling::<T>(span, fold).unwrap();
+    let (tile, m) = (tile as usize, m as usize);
+    if m < 2 {
+        return None;
+    }
+    let nseg = off.len() - 1;
+    let ntiles = span.div_ceil(tile).max(1);
+    // The group of each tile's first position: the last that begins at or before it.
+    let first: Vec<usize> = (0..ntiles)
+        .map(|t| off[..nseg].partition_point(|&b| b <= t * tile) - 1)
+        .collect();
+    let sparse = |c: usize| {
+        let last = if c * m + m < ntiles {
+            first[c * m + m]
+        } else {
+            nseg - 1
+        };
+        c * m < ntiles && last - first[c * m] <= m / 2
+    };
+    let short = (0..nseg)
+        .filter(|&g| off[g] < span && off[g + 1] - off[g] <= tile && sparse(off[g] / (m * tile)))
+        .count();
+    let dense = (0..span.div_ceil(m * tile)).filter(|&c| !sparse(c)).count();
+    Some((short, dense))
 }
 
 fn offsets_of(lens: &[usize]) -> Vec<usize> {
@@ -117,6 +154,24 @@ pub fn segmented_checks<T: GpuFloat + StartFloat>(dev: &Device, folds: &[usize],
         let xd = DeviceBuffer::<T>::from_host(dev, &xs).unwrap();
         let offd: Vec<u64> = off.iter().map(|&o| o as u64).collect();
         let offb = DeviceBuffer::<u64>::from_host(dev, &offd).unwrap();
+        // Otherwise this layout tests nothing of the sparse chunks.
+        for &fold in folds.iter().filter(|_| name == SPARSE_MIX) {
+            match sparse_reach::<T>(dev, &off, fold) {
+                Some((short, dense)) => {
+                    println!(
+                        "segmented sum {} {name} fold {fold}: {short} short segments in sparse chunks, {dense} chunks not sparse",
+                        T::NAME
+                    );
+                    t.check(short > 0 && dense > 0, || {
+                        format!("segmented sum {} {name} fold {fold}: both counts must be above 0", T::NAME)
+                    })
+                }
+                None => println!(
+                    "segmented sum {} {name} fold {fold}: this device cuts {n} values in chunks of one tile, so no chunk is sparse (not reached here)",
+                    T::NAME
+                ),
+            }
+        }
         for &fold in folds {
             let want: Vec<T> = lens
                 .iter()
