@@ -4,7 +4,8 @@
 //! per thread, added at the end).
 //!
 //! Figures are values per second (criterion's "thrpt" line). `cargo bench --bench
-//! segmented` runs everything; N is 1e7 values or `REPROSUM_BENCH_GROUPS_N`. Every method's
+//! segmented` runs everything; N is 1e7 values or `REPROSUM_BENCH_GROUPS_N`; the keyed sums'
+//! key counts are 1e3, 1e4, 1e5 and 1e6, or those of `REPROSUM_BENCH_KEYS`. Every method's
 //! answer is checked before it is timed (the reprosum forms: the same bits on 1 and 2
 //! threads and as the whole-slice sum of a group; the plain loops: close to them).
 
@@ -223,8 +224,18 @@ fn bench_groups(c: &mut Criterion) {
             });
         }
     }
-    // Keys.
-    for nkeys in [1_000usize, 100_000] {
+    // Keys: 1e3 (per-key buffers), 1e4 to 1e6 (buckets of keys), or the counts in
+    // `REPROSUM_BENCH_KEYS` (comma-separated, e.g. 1e7).
+    let key_counts: Vec<usize> = std::env::var("REPROSUM_BENCH_KEYS").map_or_else(
+        |_| vec![1_000, 10_000, 100_000, 1_000_000],
+        |s| {
+            s.split(',')
+                .filter_map(|v| v.trim().parse::<f64>().ok())
+                .map(|v| v as usize)
+                .collect()
+        },
+    );
+    for nkeys in key_counts {
         for skewed in [false, true] {
             let k = keys(n, nkeys, skewed);
             let mut want = vec![0.0; nkeys];
