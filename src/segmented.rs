@@ -446,10 +446,21 @@ pub fn sum_by_key<T: Float>(xs: &[T], keys: &[i64], out: &mut [T]) -> Result<(),
 /// `k < out.len()`; a key no value has gives +0.0. The keys may come in any order: any
 /// permutation of the (key, value) pairs gives the same bits.
 ///
-/// The values are gathered by key (a counting sort: `out.len() + 1` counts and a copy of
-/// `xs` are allocated; on several threads, while `out.len()` is small beside the input, one
-/// count per key per thread too, and the threads count and scatter at once), then each
-/// key's values are summed as a segment.
+/// How it runs depends on the number of keys, `out.len()`; each way gives the same bits:
+/// - Up to 4096 keys with at least 16 values per key, without a sort: each thread's part of
+///   the pairs keeps an accumulator and a small buffer per key, adds each full buffer as one
+///   slice, and the parts' accumulators are merged.
+/// - More keys, with at least 65536 values (and at most 2<sup>26</sup> keys): by buckets of
+///   consecutive keys (64 to 65536 keys each, about 500 buckets or fewer). Each thread's part
+///   of the pairs is counted by bucket, then copied by bucket, through a small stage per
+///   bucket, into a `Vec` of its values and one of their keys within the bucket (about 10
+///   bytes per f64 pair, 6 per f32 pair, allocated); then the threads take the buckets: each
+///   bucket's values are sorted by key in a buffer that stays in the cache, and each key's
+///   values summed at once. `out.len()` sums are allocated and copied to `out` at the end.
+/// - Otherwise the values are gathered by key (a counting sort: `out.len() + 1` counts and a
+///   copy of `xs` are allocated; on several threads, while `out.len()` is small beside the
+///   input, one count per key per thread too, and the threads count and scatter at once),
+///   then each key's values are summed as a segment.
 ///
 /// ```
 /// let xs = [1.0, 10.0, 2.0, 1e16, -1e16];
@@ -472,6 +483,9 @@ pub fn sum_by_key_with<T: Float>(xs: &[T], keys: &[i64], out: &mut [T], opts: &O
     let nkeys = out.len();
     if nkeys <= BUFFERED_KEYS && xs.len() >= 16 * nkeys {
         return buffered_by_key(xs, keys, out, empty, opts);
+    }
+    if bucket_shift(xs.len(), nkeys, 1).is_some() {
+        return bucketed_by_key(xs, keys, out, empty.fold(), T::CAPACITY, opts);
     }
     let (gathered, offsets) = gather_by_key(xs, keys, nkeys, opts)?;
     check_offsets::<T>(&offsets, xs.len())?;
@@ -565,6 +579,233 @@ fn buffered_by_key<T: Float>(
             *o = a.value();
         }
     });
+    Ok(())
+}
+
+/// [`bucketed_by_key`] takes inputs of at least this many values.
+const BUCKETED_MIN: usize = 1 << 16;
+
+/// The bucket widths [`bucketed_by_key`] takes, in keys (a key's place in its bucket is a
+/// `u16`), and the most buckets. Narrower buckets make each bucket's sort faster (fewer keys'
+/// slots written at once), more buckets make the split into buckets slower (more buckets'
+/// stages at once, and smaller buckets' memory).
+const BUCKET_KEYS: core::ops::RangeInclusive<usize> = 64..=1 << 16;
+const BUCKETS: usize = 1 << 9;
+
+/// The values a part should have in each bucket, at least: [`BUCKETS`] buckets of fewer
+/// were slower to fill (measured on two threads).
+const BUCKET_PART_VALUES: usize = 1 << 15;
+
+/// The bucket width (`1 << shift` consecutive keys) for `n` pairs in `parts` parts over
+/// `nkeys` keys: the narrowest of [`BUCKET_KEYS`] with at most [`BUCKETS`] buckets, and with
+/// about [`BUCKET_PART_VALUES`] values or more per bucket and part; `None` where the input
+/// is too small for [`bucketed_by_key`] or the keys too many.
+fn bucket_shift(n: usize, nkeys: usize, parts: usize) -> Option<u32> {
+    if n < BUCKETED_MIN || nkeys <= BUFFERED_KEYS {
+        return None;
+    }
+    let buckets = (n / parts.max(1) / BUCKET_PART_VALUES).clamp(1, BUCKETS);
+    let width = nkeys.div_ceil(buckets).next_power_of_two();
+    let width = width.clamp(*BUCKET_KEYS.start(), *BUCKET_KEYS.end());
+    (nkeys.div_ceil(width) <= 2 * BUCKETS).then(|| width.trailing_zeros())
+}
+
+/// One part of the pairs split into buckets of keys: for each bucket, its values and each
+/// one's key within the bucket.
+type Split<T> = Vec<(Vec<T>, Vec<u16>)>;
+
+/// A zeroed `Vec` of `len` elements, or [`Error::OutOfMemory`].
+fn zeroed<V: Copy>(len: usize, zero: V) -> Result<Vec<V>, Error> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory)?;
+    v.resize(len, zero);
+    Ok(v)
+}
+
+/// An empty `Vec` with room for `len` elements, or [`Error::OutOfMemory`].
+fn with_room<V>(len: usize) -> Result<Vec<V>, Error> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory)?;
+    Ok(v)
+}
+
+/// The values [`split_by_bucket`] stages per part, all buckets together (a few hundred KB,
+/// in the L2 cache), and the most per bucket.
+const STAGED_VALUES: usize = 1 << 16;
+const STAGED_PER_BUCKET: usize = 1 << 10;
+
+/// Splits the pairs `(xs, keys)` into the buckets of `1 << shift` consecutive keys, checking
+/// every key: the keys are counted by bucket (each bucket's `Vec`s get exactly their room),
+/// then each pair goes to its bucket's stage, a few hundred pairs in the cache, and a full
+/// stage is appended to its bucket as one block (a copy whose stores need not read the lines
+/// they fill first, which single stores to memory not in the cache would wait on).
+fn split_by_bucket<T: Float>(xs: &[T], keys: &[i64], nkeys: usize, shift: u32) -> Result<Split<T>, Error> {
+    let nbuckets = nkeys.div_ceil(1 << shift);
+    let mut counts = zeroed(nbuckets, 0usize)?;
+    for &k in keys {
+        // A negative key is a huge one as u64: one comparison finds both.
+        if k as u64 >= nkeys as u64 {
+            return Err(Error::KeyOutOfRange);
+        }
+        counts[k as usize >> shift] += 1;
+    }
+    let mut split = with_room(nbuckets)?;
+    for &c in &counts {
+        split.push((with_room(c)?, with_room(c)?));
+    }
+    let stage = (STAGED_VALUES.min(xs.len()) / nbuckets).clamp(16, STAGED_PER_BUCKET);
+    let mut staged = zeroed(nbuckets * stage, T::ZERO)?;
+    let mut staged_keys = zeroed(nbuckets * stage, 0u16)?;
+    // How many pairs each bucket has staged.
+    let mut fill = counts;
+    fill.fill(0);
+    // Appends bucket b's `len` staged pairs (within the room counted: a `Vec` never grows).
+    let flush = |split: &mut Split<T>, b: usize, len: usize, staged: &[T], staged_keys: &[u16]| {
+        let at = b * stage..b * stage + len;
+        match split.get_mut(b) {
+            Some((v, l)) if v.capacity() - v.len() >= len && l.capacity() - l.len() >= len => {
+                v.extend_from_slice(&staged[at.clone()]);
+                l.extend_from_slice(&staged_keys[at]);
+                Ok(())
+            }
+            _ => Err(Error::OutOfMemory),
+        }
+    };
+    let mask = (1usize << shift) - 1;
+    for (&x, &k) in xs.iter().zip(keys) {
+        // Checked above: 0 <= k < nkeys.
+        let k = k as usize;
+        let b = k >> shift;
+        let f = fill[b];
+        staged[b * stage + f] = x;
+        staged_keys[b * stage + f] = (k & mask) as u16;
+        if f + 1 == stage {
+            flush(&mut split, b, stage, &staged, &staged_keys)?;
+            fill[b] = 0;
+        } else {
+            fill[b] = f + 1;
+        }
+    }
+    for (b, &f) in fill.iter().enumerate() {
+        flush(&mut split, b, f, &staged, &staged_keys)?;
+    }
+    Ok(split)
+}
+
+/// Sums the keys of one bucket, `out.len()` of them, whose pairs are `pieces` (values and
+/// keys within the bucket): a counting sort of its values by key into `sorted`, then each
+/// key's values summed at `fold`. `counts` and `sorted` are scratch kept from bucket to
+/// bucket.
+///
+/// # Errors
+/// [`Error::CapacityExceeded`] for a key of more than `capacity` values (before any sum),
+/// [`Error::OutOfMemory`].
+fn sum_bucket<'a, T: Float + 'a>(
+    pieces: impl Iterator<Item = (&'a [T], &'a [u16])> + Clone,
+    out: &mut [T],
+    fold: usize,
+    capacity: u64,
+    counts: &mut Vec<usize>,
+    sorted: &mut Vec<T>,
+) -> Result<(), Error> {
+    let width = out.len();
+    counts.clear();
+    counts.try_reserve(width + 1).map_err(|_| Error::OutOfMemory)?;
+    counts.resize(width + 1, 0);
+    for (_, ks) in pieces.clone() {
+        for &j in ks {
+            counts[j as usize + 1] += 1;
+        }
+    }
+    if counts.iter().any(|&c| c as u64 > capacity) {
+        return Err(Error::CapacityExceeded);
+    }
+    for j in 0..width {
+        counts[j + 1] += counts[j];
+    }
+    let len = counts[width];
+    sorted.clear();
+    sorted.try_reserve(len).map_err(|_| Error::OutOfMemory)?;
+    sorted.resize(len, T::ZERO);
+    // counts[j] is key j's next slot: it ends as key j + 1's first, and a shift restores it.
+    for (xs, ks) in pieces {
+        for (&x, &j) in xs.iter().zip(ks) {
+            let at = &mut counts[j as usize];
+            sorted[*at] = x;
+            *at += 1;
+        }
+    }
+    counts.copy_within(0..width, 1);
+    counts[0] = 0;
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = reprosum_core::sum_fold(&sorted[counts[j]..counts[j + 1]], fold)?;
+    }
+    Ok(())
+}
+
+/// `sum_by_key_with` for more keys than [`buffered_by_key`] takes, by buckets of `1 <<
+/// shift` consecutive keys: each part of the pairs (one per thread) is split by bucket into a
+/// copy of its values and of their keys within the bucket (written in sequence: a stream per
+/// bucket), then each bucket's values (from every part) are sorted by key in a buffer kept
+/// in the cache and each key's values summed with `sum_fold`, bucket after bucket (the
+/// buckets spread over the threads). Each key's sum is thus that of its values alone, as the
+/// sorted path's. A key of more than `capacity` values is [`Error::CapacityExceeded`]; every
+/// key is checked before any sum, and `out` is written only at the end.
+fn bucketed_by_key<T: Float>(
+    xs: &[T],
+    keys: &[i64],
+    out: &mut [T],
+    fold: usize,
+    capacity: u64,
+    opts: &Options,
+) -> Result<(), Error> {
+    let n = xs.len();
+    let nkeys = out.len();
+    let mut res = zeroed(nkeys, T::ZERO)?;
+    pool::run(small(n, INLINE_SUM, opts), |threads| {
+        let parts = if whole(n, INLINE_SUM, opts, &threads) {
+            1
+        } else {
+            threads.count()
+        };
+        // The width for one part at most doubles for several: always there when it is for one.
+        let shift = bucket_shift(n, nkeys, parts).unwrap_or(16);
+        let width = 1usize << shift;
+        let nbuckets = nkeys.div_ceil(width);
+        let len = n.div_ceil(parts).max(1);
+        let splits = threads.map(xs.chunks(len).zip(keys.chunks(len)), |(xs, ks)| {
+            split_by_bucket(xs, ks, nkeys, shift)
+        })?;
+        let piece = |b: usize| {
+            splits
+                .iter()
+                .filter_map(move |s| s.get(b).map(|(v, l)| (v.as_slice(), l.as_slice())))
+        };
+        let bucket_len = |b: usize| piece(b).map(|(v, _)| v.len()).sum::<usize>();
+        let tasks = plan(nbuckets, bucket_len, opts.chunk_for(n, parts))?;
+        let mut work = Vec::new();
+        work.try_reserve_exact(tasks.len())
+            .map_err(|_| Error::OutOfMemory)?;
+        let mut rest = res.as_mut_slice();
+        for t in &tasks {
+            let end = (t.groups.end << shift).min(nkeys);
+            let (o, r) = rest.split_at_mut(end - (t.groups.start << shift));
+            rest = r;
+            work.push((o, t.groups.clone()));
+        }
+        threads.map(work.into_iter(), |(o, buckets)| {
+            let mut counts = Vec::new();
+            let mut sorted = Vec::new();
+            fpenv::with_ieee_fp(|| {
+                for (o, b) in o.chunks_mut(width).zip(buckets) {
+                    sum_bucket(piece(b), o, fold, capacity, &mut counts, &mut sorted)?;
+                }
+                Ok(())
+            })
+        })?;
+        Ok(())
+    })?;
+    out.copy_from_slice(&res);
     Ok(())
 }
 
@@ -940,6 +1181,67 @@ mod tests {
         bad[150] = 5;
         let e = pool.install(|| gather_by_key(&xs, &bad, 5, &opts)).unwrap_err();
         assert_eq!(e, Error::KeyOutOfRange);
+    }
+
+    /// The keyed sums' tests of the buckets (`tests/segmented.rs`, `bucketed_*`) take the
+    /// buckets: 1e5 pairs with 4097 to 2e5 keys; and the widths are within their bounds.
+    #[test]
+    fn buckets_are_taken_where_the_tests_expect() {
+        for nkeys in [4097usize, 10_000, 65_536, 100_000, 150_001, 200_000] {
+            for parts in [1usize, 2, 3, 8] {
+                let shift = bucket_shift(100_000, nkeys, parts).unwrap();
+                assert!(BUCKET_KEYS.contains(&(1 << shift)), "{nkeys} {parts}");
+                assert!(nkeys.div_ceil(1 << shift) <= 2 * BUCKETS);
+            }
+        }
+        assert_eq!(bucket_shift(100_000, 4096, 1), None);
+        assert_eq!(bucket_shift(BUCKETED_MIN - 1, 100_000, 1), None);
+        assert!(bucket_shift(BUCKETED_MIN, 1 << 26, 1).is_some());
+        assert_eq!(bucket_shift(BUCKETED_MIN, (1 << 26) + 1, 1), None);
+        assert_eq!(bucket_shift(10_000_000, 100_000, 1), Some(9));
+        assert_eq!(bucket_shift(10_000_000, 100_000, 2), Some(10));
+    }
+
+    /// A key of more values than the capacity is `CapacityExceeded` with `out` untouched, on
+    /// one and two threads (the capacity lowered: no input that large is needed to check it),
+    /// and one value fewer is summed.
+    #[test]
+    fn buckets_check_the_capacity() {
+        let n = 100_000usize;
+        let nkeys = 20_000usize;
+        let xs: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 - 500.0).collect();
+        // Key k has k % 7 values (up to 6), the rest of the values to the keys from 7000 on
+        // (6 or 7 each).
+        let mut keys: Vec<i64> = Vec::new();
+        for k in 0..7000i64 {
+            keys.extend(std::iter::repeat_n(k, (k % 7) as usize));
+        }
+        let more = n - keys.len();
+        keys.extend((0..more as i64).map(|i| 7000 + i % 13_000));
+        keys.rotate_left(12_345);
+        let opts = Options {
+            fold: 3,
+            chunk_len: 997,
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let poison = f32::from_bits(0x7FA0_BEEF);
+        for two in [false, true] {
+            let run = |capacity: u64, out: &mut [f32]| {
+                if two {
+                    pool.install(|| bucketed_by_key(&xs, &keys, out, 3, capacity, &opts))
+                } else {
+                    bucketed_by_key(&xs, &keys, out, 3, capacity, &opts)
+                }
+            };
+            let mut out = vec![poison; nkeys];
+            assert_eq!(run(6, &mut out), Err(Error::CapacityExceeded));
+            assert!(out.iter().all(|x| x.to_bits() == poison.to_bits()));
+            run(7, &mut out).unwrap();
+            let mut want = vec![0.0f32; nkeys];
+            crate::sum_by_key(&xs, &keys, &mut want).unwrap();
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&out), bits(&want));
+        }
     }
 
     /// The layout rules, and the capacity of each segment (not of the whole input: no slice

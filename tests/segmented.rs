@@ -255,6 +255,35 @@ fn want_by_key<T: Float>(xs: &[T], keys: &[i64], nkeys: usize, fold: usize) -> V
         .collect()
 }
 
+/// Each case's keyed sums, of its pairs as given and shuffled (`r` the randomness), against
+/// each key's values summed alone, at every fold and `everywhere`.
+fn check_keyed<T: TestFloat>(cases: &[(String, Vec<T>, Vec<i64>, usize)], r: &mut impl FnMut(u64) -> u64) {
+    for (name, xs, keys, nkeys) in cases {
+        // A shuffled list of the same pairs.
+        let mut perm: Vec<usize> = (0..xs.len()).collect();
+        for i in (1..perm.len()).rev() {
+            perm.swap(i, r(i as u64 + 1) as usize);
+        }
+        let sx: Vec<T> = perm.iter().map(|&i| xs[i]).collect();
+        let sk: Vec<i64> = perm.iter().map(|&i| keys[i]).collect();
+        for fold in folds::<T>() {
+            let want = want_by_key(xs, keys, *nkeys, fold);
+            for (xs, keys, order) in [(xs, keys, "given"), (&sx, &sk, "shuffled")] {
+                everywhere(
+                    &want,
+                    &format!("sum_by_key {name} {order} fold {fold}"),
+                    |chunk_len| {
+                        let mut out = vec![T::from_f64_round(7.0); *nkeys];
+                        let opts = Options { fold, chunk_len };
+                        reprosum::sum_by_key_with(xs, keys, &mut out, &opts).unwrap();
+                        bits(&out)
+                    },
+                );
+            }
+        }
+    }
+}
+
 fn keyed_for<T: TestFloat>() {
     let mut r = rng(99 + T::BYTES as u64);
     let n = 150_000;
@@ -287,30 +316,7 @@ fn keyed_for<T: TestFloat>() {
         keys.extend(std::iter::repeat_n(2 * g as i64, w[1] - w[0]));
     }
     cases.push(("special".into(), special, keys, 2 * offsets.len()));
-    for (name, xs, keys, nkeys) in &cases {
-        // A shuffled list of the same pairs.
-        let mut perm: Vec<usize> = (0..xs.len()).collect();
-        for i in (1..perm.len()).rev() {
-            perm.swap(i, r(i as u64 + 1) as usize);
-        }
-        let sx: Vec<T> = perm.iter().map(|&i| xs[i]).collect();
-        let sk: Vec<i64> = perm.iter().map(|&i| keys[i]).collect();
-        for fold in folds::<T>() {
-            let want = want_by_key(xs, keys, *nkeys, fold);
-            for (xs, keys, order) in [(xs, keys, "given"), (&sx, &sk, "shuffled")] {
-                everywhere(
-                    &want,
-                    &format!("sum_by_key {name} {order} fold {fold}"),
-                    |chunk_len| {
-                        let mut out = vec![T::from_f64_round(7.0); *nkeys];
-                        let opts = Options { fold, chunk_len };
-                        reprosum::sum_by_key_with(xs, keys, &mut out, &opts).unwrap();
-                        bits(&out)
-                    },
-                );
-            }
-        }
-    }
+    check_keyed(&cases, &mut r);
     let mut out = vec![T::ZERO; 1000];
     let (name, xs, keys, nkeys) = &cases[3];
     assert_eq!(*nkeys, 1000);
@@ -326,6 +332,111 @@ fn keyed_sums_f64() {
 #[test]
 fn keyed_sums_f32() {
     keyed_for::<f32>();
+}
+
+/// More keys than the per-key buffers take (4096) and at least 65536 values: the sums by
+/// buckets of consecutive keys. Every key has the bits of its values alone, for every
+/// order of the pairs, fold, thread count and chunking; among the cases: keys past a
+/// power of two (a partial last bucket), most keys empty, whole buckets empty, one key with
+/// most values, the first and the last key only, infinities and a NaN.
+fn bucketed_for<T: TestFloat>() {
+    let mut r = rng(31 + T::BYTES as u64);
+    let n = 100_000;
+    let xs: Vec<T> = values(n, 4321);
+    let mut cases: Vec<(String, Vec<T>, Vec<i64>, usize)> = Vec::new();
+    let uniform = |r: &mut dyn FnMut(u64) -> u64, nkeys: usize| -> Vec<i64> {
+        (0..n).map(|_| r(nkeys as u64) as i64).collect()
+    };
+    cases.push(("4097 keys".into(), xs.clone(), uniform(&mut r, 4097), 4097));
+    let mut xs_special = xs.clone();
+    xs_special[10] = T::from_f64_round(f64::INFINITY);
+    xs_special[20] = T::from_f64_round(f64::NEG_INFINITY);
+    xs_special[30] = T::from_f64_round(f64::NAN);
+    xs_special[40] = T::from_f64_round(f64::INFINITY);
+    let mut special_keys = uniform(&mut r, 10_000);
+    special_keys[40] = special_keys[20];
+    cases.push((
+        "1e4 keys, infinities and a NaN".into(),
+        xs_special,
+        special_keys,
+        10_000,
+    ));
+    cases.push(("1e5 keys".into(), xs.clone(), uniform(&mut r, 100_000), 100_000));
+    // nkeys * u^6: about half the values in the lowest 3% of the keys, most keys empty.
+    let skewed: Vec<i64> = (0..n)
+        .map(|_| {
+            let u = r(1 << 30) as f64 / (1u64 << 30) as f64;
+            (u.powi(6) * 200_000.0) as i64
+        })
+        .collect();
+    cases.push(("2e5 keys skewed".into(), xs.clone(), skewed, 200_000));
+    let heavy: Vec<i64> = (0..n)
+        .map(|_| if r(10) < 9 { 0 } else { r(150_001) as i64 })
+        .collect();
+    cases.push(("nine in ten to key 0".into(), xs.clone(), heavy, 150_001));
+    // Even keys of the upper half only: every odd key and whole buckets empty.
+    let sparse: Vec<i64> = (0..n).map(|_| 75_000 + 2 * r(37_500) as i64).collect();
+    cases.push(("upper even keys".into(), xs.clone(), sparse, 150_001));
+    let ends: Vec<i64> = (0..n).map(|i| if i % 3 == 0 { 0 } else { 65_535 }).collect();
+    cases.push(("first and last key".into(), xs.clone(), ends, 65_536));
+    check_keyed(&cases, &mut r);
+}
+
+#[test]
+fn bucketed_keyed_sums_f64() {
+    bucketed_for::<f64>();
+}
+
+#[test]
+fn bucketed_keyed_sums_f32() {
+    bucketed_for::<f32>();
+}
+
+/// The sums by buckets of keys report every bad argument with `out` untouched: a bad key
+/// found in the first, a middle or the last part of the pairs, on the calling thread and on
+/// two threads.
+#[test]
+fn bucketed_bad_arguments_write_nothing() {
+    let poison = f64::from_bits(0x7FF4_DEAD_BEEF_0001);
+    let n = 100_000;
+    let nkeys = 10_000;
+    let xs: Vec<f64> = values(n, 5);
+    let mut r = rng(6);
+    let mut keys: Vec<i64> = (0..n).map(|_| r(nkeys as u64) as i64).collect();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let run = |keys: &[i64], xs: &[f64], fold: usize, chunk_len: usize, two: bool| {
+        let mut out = vec![poison; nkeys];
+        let opts = Options { fold, chunk_len };
+        let e = if two {
+            pool.install(|| reprosum::sum_by_key_with(xs, keys, &mut out, &opts))
+        } else {
+            reprosum::sum_by_key_with(xs, keys, &mut out, &opts)
+        };
+        assert!(out.iter().all(|x| x.to_bits() == poison.to_bits()));
+        e.unwrap_err()
+    };
+    for two in [false, true] {
+        for chunk_len in [0usize, 997] {
+            for (at, k) in [
+                (0usize, -1i64),
+                (n / 2, nkeys as i64),
+                (n - 1, nkeys as i64),
+                (n - 1, i64::MIN),
+                (7, i64::MAX),
+            ] {
+                let was = std::mem::replace(&mut keys[at], k);
+                assert_eq!(run(&keys, &xs, 3, chunk_len, two), Error::KeyOutOfRange);
+                keys[at] = was;
+            }
+            assert_eq!(run(&keys, &xs, 1, chunk_len, two), Error::InvalidFold);
+            assert_eq!(run(&keys[1..], &xs, 3, chunk_len, two), Error::LengthMismatch);
+        }
+    }
+    // The good keys give the sums.
+    let mut out = vec![poison; nkeys];
+    pool.install(|| reprosum::sum_by_key(&xs, &keys, &mut out))
+        .unwrap();
+    assert_eq!(bits(&out), want_by_key(&xs, &keys, nkeys, 3));
 }
 
 /// The facade's own pool at 1, 2, 3 and 8 threads gives the same bits (the one test of this

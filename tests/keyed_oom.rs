@@ -1,0 +1,106 @@
+//! The keyed sum reports a refused allocation as `Error::OutOfMemory`, with `out` untouched,
+//! wherever it comes: every allocation of a call on the calling thread is refused in turn
+//! (a global allocator of this test binary refuses the k-th allocation of the thread that
+//! asks it to). The inputs are small enough to stay on the calling thread.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use reprosum::Error;
+
+struct Refusing;
+
+thread_local! {
+    /// On this thread: how many allocations to grant before refusing every one (`None`:
+    /// refuse none).
+    static GRANT: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Whether this allocation is refused (counting it when granted).
+fn refuse() -> bool {
+    GRANT
+        .try_with(|g| match g.get() {
+            Some(0) => true,
+            Some(k) => {
+                g.set(Some(k - 1));
+                false
+            }
+            None => false,
+        })
+        .unwrap_or(false)
+}
+
+// SAFETY: every call is passed to `System`, which upholds `GlobalAlloc`'s contract, or
+// answered with a null pointer, which the contract allows for a refused allocation.
+unsafe impl GlobalAlloc for Refusing {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if refuse() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: the caller's promises about `layout` are passed on.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if refuse() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: as for `alloc`.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if refuse() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: `ptr` came from `System` (every allocation here does), as the caller
+        // promises it came from this allocator with `layout`.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as for `realloc`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Refusing = Refusing;
+
+fn values(n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| ((i * 7919) % 1000) as f64 * 0.37 - 185.0)
+        .collect()
+}
+
+/// Every allocation of a keyed sum refused in turn: `OutOfMemory` and `out` untouched, until
+/// enough are granted and the sums come out right. 1e5 pairs (below the size handed to the
+/// threads) over 1e4 and 1e5 keys: the sums by buckets of keys; over 1e3 keys, the per-key
+/// buffers.
+#[test]
+fn every_refused_allocation_is_out_of_memory() {
+    let n = 100_000usize;
+    let xs = values(n);
+    let poison = f64::from_bits(0x7FF4_DEAD_BEEF_0001);
+    for nkeys in [1_000usize, 10_000, 100_000] {
+        let keys: Vec<i64> = (0..n).map(|i| ((i * 104_729) % nkeys) as i64).collect();
+        let mut want = vec![0.0; nkeys];
+        reprosum::sum_by_key(&xs, &keys, &mut want).unwrap();
+        let mut out = vec![poison; nkeys];
+        let mut refused = 0;
+        for grant in 0.. {
+            assert!(grant < 100_000, "{nkeys} keys: no end to the allocations");
+            GRANT.with(|g| g.set(Some(grant)));
+            let got = reprosum::sum_by_key(&xs, &keys, &mut out);
+            GRANT.with(|g| g.set(None));
+            match got {
+                Err(Error::OutOfMemory) => {
+                    assert!(out.iter().all(|x| x.to_bits() == poison.to_bits()));
+                    refused += 1;
+                }
+                Ok(()) => break,
+                Err(e) => panic!("{nkeys} keys, {grant} granted: {e:?}"),
+            }
+        }
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&out), bits(&want), "{nkeys} keys");
+        assert!(refused >= 3, "{nkeys} keys: only {refused} allocations");
+    }
+}
