@@ -456,7 +456,9 @@ pub fn sum_by_key<T: Float>(xs: &[T], keys: &[i64], out: &mut [T]) -> Result<(),
 ///   bucket, into a `Vec` of its values and one of their keys within the bucket (about 10
 ///   bytes per f64 pair, 6 per f32 pair, allocated); then the threads take the buckets: each
 ///   bucket's values are sorted by key in a buffer that stays in the cache, and each key's
-///   values summed at once. `out.len()` sums are allocated and copied to `out` at the end.
+///   values summed at once (a bucket too large for the cache, with at least 16 values per
+///   key: through an accumulator and a small buffer per key, as above). `out.len()` sums are
+///   allocated and copied to `out` at the end.
 /// - Otherwise the values are gathered by key (a counting sort: `out.len() + 1` counts and a
 ///   copy of `xs` are allocated; on several threads, while `out.len()` is small beside the
 ///   input, one count per key per thread too, and the threads count and scatter at once),
@@ -485,7 +487,7 @@ pub fn sum_by_key_with<T: Float>(xs: &[T], keys: &[i64], out: &mut [T], opts: &O
         return buffered_by_key(xs, keys, out, empty, opts);
     }
     if bucket_shift(xs.len(), nkeys, 1).is_some() {
-        return bucketed_by_key(xs, keys, out, empty.fold(), T::CAPACITY, opts);
+        return bucketed_by_key(xs, keys, out, empty, T::CAPACITY, opts);
     }
     let (gathered, offsets) = gather_by_key(xs, keys, nkeys, opts)?;
     check_offsets::<T>(&offsets, xs.len())?;
@@ -525,35 +527,13 @@ fn buffered_by_key<T: Float>(
     if keys.iter().any(|&k| k as u64 >= nkeys as u64) {
         return Err(Error::KeyOutOfRange);
     }
-    let per_key = (BUFFERED_VALUES / nkeys.max(1)).clamp(16, 512);
     // One part's accumulators, one per key.
     let part = |xs: &[T], ks: &[i64]| -> Result<Vec<DynAccumulator<T>>, Error> {
-        let mut accs = Vec::new();
-        accs.try_reserve_exact(nkeys).map_err(|_| Error::OutOfMemory)?;
-        accs.resize(nkeys, empty);
-        let mut buf: Vec<T> = Vec::new();
-        buf.try_reserve_exact(nkeys * per_key)
-            .map_err(|_| Error::OutOfMemory)?;
-        buf.resize(nkeys * per_key, T::ZERO);
-        let mut fill: Vec<usize> = Vec::new();
-        fill.try_reserve_exact(nkeys).map_err(|_| Error::OutOfMemory)?;
-        fill.resize(nkeys, 0);
+        let mut b = Buffered::new(nkeys, empty)?;
         fpenv::with_ieee_fp(|| {
-            for (&x, &k) in xs.iter().zip(ks) {
-                let k = k as usize; // checked above: 0 <= k < nkeys
-                let f = fill[k];
-                buf[k * per_key + f] = x;
-                if f + 1 == per_key {
-                    accs[k].add_slice(&buf[k * per_key..(k + 1) * per_key])?;
-                    fill[k] = 0;
-                } else {
-                    fill[k] = f + 1;
-                }
-            }
-            for (k, (a, &f)) in accs.iter_mut().zip(&fill).enumerate() {
-                add_group(a, &buf[k * per_key..k * per_key + f])?;
-            }
-            Ok(accs)
+            // Checked above: 0 <= k < nkeys.
+            b.add(xs, ks.iter().map(|&k| k as usize))?;
+            b.finish()
         })
     };
     let accs = pool::run(small(n, INLINE_SUM, opts), |threads| {
@@ -692,10 +672,15 @@ fn split_by_bucket<T: Float>(xs: &[T], keys: &[i64], nkeys: usize, shift: u32) -
     Ok(split)
 }
 
+/// The most values of a bucket [`sum_bucket`] sorts (its copy and the bucket in the L2
+/// cache); a larger bucket with at least 16 values per key goes through per-key buffers.
+const SORTED_VALUES: usize = 1 << 18;
+
 /// Sums the keys of one bucket, `out.len()` of them, whose pairs are `pieces` (values and
 /// keys within the bucket): a counting sort of its values by key into `sorted`, then each
-/// key's values summed at `fold`. `counts` and `sorted` are scratch kept from bucket to
-/// bucket.
+/// key's values summed at `empty`'s fold; or, for a bucket of more than [`SORTED_VALUES`]
+/// values and at least 16 per key, an accumulator and a buffer per key ([`Buffered`]).
+/// `counts` and `sorted` are scratch kept from bucket to bucket.
 ///
 /// # Errors
 /// [`Error::CapacityExceeded`] for a key of more than `capacity` values (before any sum),
@@ -703,7 +688,7 @@ fn split_by_bucket<T: Float>(xs: &[T], keys: &[i64], nkeys: usize, shift: u32) -
 fn sum_bucket<'a, T: Float + 'a>(
     pieces: impl Iterator<Item = (&'a [T], &'a [u16])> + Clone,
     out: &mut [T],
-    fold: usize,
+    empty: DynAccumulator<T>,
     capacity: u64,
     counts: &mut Vec<usize>,
     sorted: &mut Vec<T>,
@@ -724,6 +709,17 @@ fn sum_bucket<'a, T: Float + 'a>(
         counts[j + 1] += counts[j];
     }
     let len = counts[width];
+    if len > SORTED_VALUES && len >= 16 * width {
+        // Too many values to sort in the cache, and enough per key to buffer.
+        let mut b = Buffered::new(width, empty)?;
+        for (xs, ks) in pieces {
+            b.add(xs, ks.iter().map(|&j| usize::from(j)))?;
+        }
+        for (o, a) in out.iter_mut().zip(b.finish()?) {
+            *o = a.value();
+        }
+        return Ok(());
+    }
     sorted.clear();
     sorted.try_reserve(len).map_err(|_| Error::OutOfMemory)?;
     sorted.resize(len, T::ZERO);
@@ -738,24 +734,24 @@ fn sum_bucket<'a, T: Float + 'a>(
     counts.copy_within(0..width, 1);
     counts[0] = 0;
     for (j, o) in out.iter_mut().enumerate() {
-        *o = reprosum_core::sum_fold(&sorted[counts[j]..counts[j + 1]], fold)?;
+        *o = reprosum_core::sum_fold(&sorted[counts[j]..counts[j + 1]], empty.fold())?;
     }
     Ok(())
 }
 
-/// `sum_by_key_with` for more keys than [`buffered_by_key`] takes, by buckets of `1 <<
-/// shift` consecutive keys: each part of the pairs (one per thread) is split by bucket into a
-/// copy of its values and of their keys within the bucket (written in sequence: a stream per
-/// bucket), then each bucket's values (from every part) are sorted by key in a buffer kept
-/// in the cache and each key's values summed with `sum_fold`, bucket after bucket (the
-/// buckets spread over the threads). Each key's sum is thus that of its values alone, as the
-/// sorted path's. A key of more than `capacity` values is [`Error::CapacityExceeded`]; every
+/// `sum_by_key_with` for more keys than [`buffered_by_key`] takes, by buckets of consecutive
+/// keys ([`bucket_shift`]): each part of the pairs (one per thread) is split by bucket into a
+/// copy of its values and of their keys within the bucket ([`split_by_bucket`]), then the
+/// threads take runs of buckets, and each bucket's values (from every part) are sorted by
+/// key in a buffer kept in the cache and each key's values summed with `sum_fold`, or, for a
+/// large bucket, added through a buffer per key ([`sum_bucket`]). Each key's sum is thus that
+/// of its values alone, as the sorted path's. A key of more than `capacity` values is [`Error::CapacityExceeded`]; every
 /// key is checked before any sum, and `out` is written only at the end.
 fn bucketed_by_key<T: Float>(
     xs: &[T],
     keys: &[i64],
     out: &mut [T],
-    fold: usize,
+    empty: DynAccumulator<T>,
     capacity: u64,
     opts: &Options,
 ) -> Result<(), Error> {
@@ -798,7 +794,7 @@ fn bucketed_by_key<T: Float>(
             let mut sorted = Vec::new();
             fpenv::with_ieee_fp(|| {
                 for (o, b) in o.chunks_mut(width).zip(buckets) {
-                    sum_bucket(piece(b), o, fold, capacity, &mut counts, &mut sorted)?;
+                    sum_bucket(piece(b), o, empty, capacity, &mut counts, &mut sorted)?;
                 }
                 Ok(())
             })
@@ -807,6 +803,55 @@ fn bucketed_by_key<T: Float>(
     })?;
     out.copy_from_slice(&res);
     Ok(())
+}
+
+/// An accumulator and a small buffer per key: each value goes to its key's buffer, and a
+/// full buffer is added as one slice (the fast deposit, its setup paid once per buffer).
+struct Buffered<T: Float> {
+    accs: Vec<DynAccumulator<T>>,
+    buf: Vec<T>,
+    fill: Vec<usize>,
+    per_key: usize,
+}
+
+impl<T: Float> Buffered<T> {
+    /// For `nkeys` keys, each accumulator `empty` at first; [`BUFFERED_VALUES`] values of
+    /// buffers in all, 16 to 512 per key.
+    fn new(nkeys: usize, empty: DynAccumulator<T>) -> Result<Self, Error> {
+        let per_key = (BUFFERED_VALUES / nkeys.max(1)).clamp(16, 512);
+        Ok(Buffered {
+            accs: zeroed(nkeys, empty)?,
+            buf: zeroed(nkeys * per_key, T::ZERO)?,
+            fill: zeroed(nkeys, 0)?,
+            per_key,
+        })
+    }
+
+    /// Adds each `xs[i]` to key `keys[i]` (each key below the number of keys).
+    #[inline]
+    fn add(&mut self, xs: &[T], keys: impl Iterator<Item = usize>) -> Result<(), Error> {
+        let per_key = self.per_key;
+        for (&x, k) in xs.iter().zip(keys) {
+            let f = self.fill[k];
+            self.buf[k * per_key + f] = x;
+            if f + 1 == per_key {
+                self.accs[k].add_slice(&self.buf[k * per_key..(k + 1) * per_key])?;
+                self.fill[k] = 0;
+            } else {
+                self.fill[k] = f + 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The accumulators, with the buffers' rests added.
+    fn finish(mut self) -> Result<Vec<DynAccumulator<T>>, Error> {
+        let per_key = self.per_key;
+        for (k, (a, &f)) in self.accs.iter_mut().zip(&self.fill).enumerate() {
+            add_group(a, &self.buf[k * per_key..k * per_key + f])?;
+        }
+        Ok(self.accs)
+    }
 }
 
 /// Key `k`'s slot, if `k` is a key below `nkeys`.
@@ -1184,7 +1229,8 @@ mod tests {
     }
 
     /// The keyed sums' tests of the buckets (`tests/segmented.rs`, `bucketed_*`) take the
-    /// buckets: 1e5 pairs with 4097 to 2e5 keys; and the widths are within their bounds.
+    /// buckets: 1e5 pairs with 4097 to 2e5 keys, and 3e5 with 5000 keys; and the widths are
+    /// within their bounds.
     #[test]
     fn buckets_are_taken_where_the_tests_expect() {
         for nkeys in [4097usize, 10_000, 65_536, 100_000, 150_001, 200_000] {
@@ -1198,6 +1244,11 @@ mod tests {
         assert_eq!(bucket_shift(BUCKETED_MIN - 1, 100_000, 1), None);
         assert!(bucket_shift(BUCKETED_MIN, 1 << 26, 1).is_some());
         assert_eq!(bucket_shift(BUCKETED_MIN, (1 << 26) + 1, 1), None);
+        // Its large bucket (keys 0..300 with about 270,000 of 300,000 values) is buffered.
+        for parts in [1usize, 2, 3, 8] {
+            let width = 1 << bucket_shift(300_000, 5000, parts).unwrap();
+            assert!((300..=270_000 / 16).contains(&width) && 270_000 > SORTED_VALUES);
+        }
         assert_eq!(bucket_shift(10_000_000, 100_000, 1), Some(9));
         assert_eq!(bucket_shift(10_000_000, 100_000, 2), Some(10));
     }
@@ -1225,12 +1276,13 @@ mod tests {
         };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let poison = f32::from_bits(0x7FA0_BEEF);
+        let empty = DynAccumulator::new(3).unwrap();
         for two in [false, true] {
             let run = |capacity: u64, out: &mut [f32]| {
                 if two {
-                    pool.install(|| bucketed_by_key(&xs, &keys, out, 3, capacity, &opts))
+                    pool.install(|| bucketed_by_key(&xs, &keys, out, empty, capacity, &opts))
                 } else {
-                    bucketed_by_key(&xs, &keys, out, 3, capacity, &opts)
+                    bucketed_by_key(&xs, &keys, out, empty, capacity, &opts)
                 }
             };
             let mut out = vec![poison; nkeys];

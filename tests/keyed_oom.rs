@@ -1,7 +1,7 @@
 //! The keyed sum reports a refused allocation as `Error::OutOfMemory`, with `out` untouched,
 //! wherever it comes: every allocation of a call on the calling thread is refused in turn
 //! (a global allocator of this test binary refuses the k-th allocation of the thread that
-//! asks it to). The inputs are small enough to stay on the calling thread.
+//! asks it to). The facade's pool has one thread: everything runs on the calling thread.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -71,16 +71,25 @@ fn values(n: usize) -> Vec<f64> {
 }
 
 /// Every allocation of a keyed sum refused in turn: `OutOfMemory` and `out` untouched, until
-/// enough are granted and the sums come out right. 1e5 pairs (below the size handed to the
-/// threads) over 1e4 and 1e5 keys: the sums by buckets of keys; over 1e3 keys, the per-key
-/// buffers.
+/// enough are granted and the sums come out right. Over 1e4 and more keys: the sums by
+/// buckets of keys; over 1e3 keys, the per-key buffers.
 #[test]
 fn every_refused_allocation_is_out_of_memory() {
-    let n = 100_000usize;
-    let xs = values(n);
+    // Everything on the calling thread, whatever the size.
+    reprosum::set_num_threads(1).unwrap();
     let poison = f64::from_bits(0x7FF4_DEAD_BEEF_0001);
-    for nkeys in [1_000usize, 10_000, 100_000] {
-        let keys: Vec<i64> = (0..n).map(|i| ((i * 104_729) % nkeys) as i64).collect();
+    // The last: a bucket too large to sort in the cache (nine values in ten to 300 of the
+    // 5000 keys), summed through per-key buffers.
+    for (n, nkeys, low) in [
+        (100_000usize, 1_000usize, 1_000),
+        (100_000, 10_000, 10_000),
+        (100_000, 100_000, 100_000),
+        (300_000, 5000, 300),
+    ] {
+        let xs = values(n);
+        let keys: Vec<i64> = (0..n)
+            .map(|i| ((i * 104_729) % if i % 10 == 0 { nkeys } else { low }) as i64)
+            .collect();
         let mut want = vec![0.0; nkeys];
         reprosum::sum_by_key(&xs, &keys, &mut want).unwrap();
         let mut out = vec![poison; nkeys];

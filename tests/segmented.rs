@@ -379,6 +379,14 @@ fn bucketed_for<T: TestFloat>() {
     cases.push(("upper even keys".into(), xs.clone(), sparse, 150_001));
     let ends: Vec<i64> = (0..n).map(|i| if i % 3 == 0 { 0 } else { 65_535 }).collect();
     cases.push(("first and last key".into(), xs.clone(), ends, 65_536));
+    // A bucket too large to sort in the cache (more than 2^18 values, at least 16 per key):
+    // summed through per-key buffers.
+    let big = 300_000;
+    let xs_big: Vec<T> = values(big, 99);
+    let mostly_low: Vec<i64> = (0..big)
+        .map(|_| if r(10) < 9 { r(300) as i64 } else { r(5000) as i64 })
+        .collect();
+    cases.push(("one large bucket".into(), xs_big, mostly_low, 5000));
     check_keyed(&cases, &mut r);
 }
 
