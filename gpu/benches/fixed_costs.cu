@@ -26,35 +26,10 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.cuh"
 #include "plain_sum.cuh"
 
-#define CUDA(x)                                                                            \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(2);                                                                             \
-    }                                                                                      \
-  } while (0)
-
 static const int REPS = 11;
-
-static double now_us() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-template <typename F>
-static double median_us(F f) {
-  std::vector<double> t;
-  f();  // warm-up
-  for (int r = 0; r < REPS; ++r) {
-    double t0 = now_us();
-    f();
-    t.push_back(now_us() - t0);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 template <typename T>
 __global__ void fill(T* x, size_t n) {
@@ -129,18 +104,18 @@ static void run(size_t n, int sms, const char* ty) {
     const double d = (double)a.v - (double)r0.v;
     return (d < 0 ? -d : d) <= tol * (double)r0.v && (!errs || a.e == 0);
   };
-  const double plain = median_us([&] { call(0, false, &r0); });
+  const double plain = median_us(REPS, [&] { call(0, false, &r0); });
   printf("baseline,plain,%s,%zu,%.2f,%.2f,ok\n", ty, n, plain, n / plain / 1e3);
   for (int e = 1; e <= 4; ++e) {
-    const double us = median_us([&] { call(e, false, &r); });
+    const double us = median_us(REPS, [&] { call(e, false, &r); });
     printf("baseline,plain+%dE,%s,%zu,%.2f,%.2f,%s\n", e, ty, n, us, n / us / 1e3, good(r, false) ? "ok" : "WRONG");
   }
-  const double p = median_us([&] { call(0, true, &r); });
+  const double p = median_us(REPS, [&] { call(0, true, &r); });
   printf("baseline,plain+prep,%s,%zu,%.2f,%.2f,%s\n", ty, n, p, n / p / 1e3, good(r, true) ? "ok" : "WRONG");
-  const double p3 = median_us([&] { call(3, true, &r); });
+  const double p3 = median_us(REPS, [&] { call(3, true, &r); });
   printf("baseline,plain+prep+3E,%s,%zu,%.2f,%.2f,%s\n", ty, n, p3, n / p3 / 1e3, good(r, true) ? "ok" : "WRONG");
   // The plain sum again, last: the spread of the rows above.
-  const double again = median_us([&] { call(0, false, &r); });
+  const double again = median_us(REPS, [&] { call(0, false, &r); });
   printf("baseline,plain_again,%s,%zu,%.2f,%.2f,%s\n", ty, n, again, n / again / 1e3, good(r, false) ? "ok" : "WRONG");
   printf("# %s %zu: plain / (plain+prep+3E) = %.1f%% (plain again: %.1f%%)\n", ty, n, 100.0 * plain / p3, 100.0 * again / p3);
   fflush(stdout);

@@ -23,38 +23,11 @@
 #include <cstring>
 #include <vector>
 
+#include "bench_timing.cuh"
 #include "plain_sum.cuh"
 #include "reprosum.h"
 
-#define CUDA(x)                                                                        \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(2);                                                                         \
-    }                                                                                  \
-  } while (0)
-
 static const int REPS = 5;
-
-static double now_us() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-template <typename F>
-static double median_us(F f) {
-  std::vector<double> t;
-  f();  // warm-up
-  for (int r = 0; r < REPS; ++r) {
-    double t0 = now_us();
-    f();
-    t.push_back(now_us() - t0);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 static void row(const char* who, const char* m, const char* ty, size_t n, double us, bool ok) {
   printf("%s,%s,%s,%zu,%.2f,%.2f,%s\n", who, m, ty, n, us, n / us / 1e3, ok ? "ok" : "WRONG");
@@ -143,12 +116,12 @@ static void run(size_t n) {
     host[i] = (T)(m * (double)(1 << (s % 20)));
   }
   T want = 0;
-  double cpu_us = median_us([&] {
+  double cpu_us = median_us(REPS, [&] {
     if (A::cpu_sum(host.data(), n, &want) != ADN_OK) exit(3);
   });
   row("reprosum", "cpu_sum_all_threads", ty, n, cpu_us, true);
   std::vector<T> want_c(n), got_c(n);
-  double cpu_c_us = median_us([&] {
+  double cpu_c_us = median_us(REPS, [&] {
     if (A::cpu_cumsum(host.data(), want_c.data(), n) != ADN_OK) exit(3);
   });
   row("reprosum", "cpu_cumsum_all_threads", ty, n, cpu_c_us, true);

@@ -27,35 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.cuh"
 #include "reprosum.h"
 
-#define CUDA(x)                                                                            \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(2);                                                                             \
-    }                                                                                      \
-  } while (0)
-
 static const int REPS = 7;
-
-static double now_us() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-template <typename F>
-static double median_us(F f) {
-  std::vector<double> t;
-  f();  // warm-up
-  for (int r = 0; r < REPS; ++r) {
-    double t0 = now_us();
-    f();
-    t.push_back(now_us() - t0);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 static void row(const char* who, const std::string& m, const char* ty, size_t n, double us, bool ok) {
   printf("%s,%s,%s,%zu,%.2f,%.2f,%s\n", who, m.c_str(), ty, n, us, n / us / 1e3, ok ? "ok" : "WRONG");
@@ -115,13 +90,13 @@ static void bench(size_t n) {
   CUDA(cudaMemcpy(hx.data(), x, n * sizeof(T), cudaMemcpyDeviceToHost));
   // The whole array: reprosum's cumsum and CUB's InclusiveSum.
   adn_status st = ADN_OK;
-  const double us_scan = median_us([&] { st = A::scan(x, out, n); });
+  const double us_scan = median_us(REPS, [&] { st = A::scan(x, out, n); });
   row("reprosum", "cumsum_whole", ty, n, us_scan, st == ADN_OK);
   size_t tb = 0;
   CUDA(cub::DeviceScan::InclusiveSum(nullptr, tb, x, out, (int)n));
   void* tmp;
   CUDA(cudaMalloc(&tmp, tb + 1));
-  const double us_cub_scan = median_us([&] {
+  const double us_cub_scan = median_us(REPS, [&] {
     CUDA(cub::DeviceScan::InclusiveSum(tmp, tb, x, out, (int)n));
     CUDA(cudaDeviceSynchronize());
   });
@@ -146,17 +121,17 @@ static void bench(size_t n) {
     CUDA(cudaMemcpy(dkeys, keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
     const std::string m = "segcumsum_avg" + std::to_string(avg);
     bool ok = A::cpu(hx.data(), cpu.data(), off.data(), nseg) == ADN_OK;
-    const double us = median_us([&] { st = A::gpu(x, out, doff, nseg); });
+    const double us = median_us(REPS, [&] { st = A::gpu(x, out, doff, nseg); });
     CUDA(cudaMemcpy(got.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
     ok = ok && st == ADN_OK && std::memcmp(got.data(), cpu.data(), n * sizeof(T)) == 0;
     row("reprosum", m, ty, n, us, ok);
-    const double ush = median_us([&] { st = A::gpu(x, out, off.data(), nseg); });
+    const double ush = median_us(REPS, [&] { st = A::gpu(x, out, off.data(), nseg); });
     CUDA(cudaMemcpy(got.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
     row("reprosum", m + "_host_offsets", ty, n, ush, st == ADN_OK && std::memcmp(got.data(), cpu.data(), n * sizeof(T)) == 0);
     tb = 0;
     CUDA(cub::DeviceScan::InclusiveSumByKey(nullptr, tb, dkeys, x, out, (int)n));
     CUDA(cudaMalloc(&tmp, tb + 1));
-    const double uc = median_us([&] {
+    const double uc = median_us(REPS, [&] {
       CUDA(cub::DeviceScan::InclusiveSumByKey(tmp, tb, dkeys, x, out, (int)n));
       CUDA(cudaDeviceSynchronize());
     });

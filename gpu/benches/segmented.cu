@@ -32,17 +32,9 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.cuh"
 #include "plain_sum.cuh"
 #include "reprosum.h"
-
-#define CUDA(x)                                                                            \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(2);                                                                             \
-    }                                                                                      \
-  } while (0)
 
 static const int REPS = 7;
 
@@ -66,23 +58,6 @@ static std::vector<size_t> averages() {
   }
   if (out.empty()) out = {32, 10000};
   return out;
-}
-
-static double now_us() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-template <typename F>
-static double median_us(F f) {
-  std::vector<double> t;
-  f();  // warm-up
-  for (int r = 0; r < REPS; ++r) {
-    double t0 = now_us();
-    f();
-    t.push_back(now_us() - t0);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
 }
 
 static void row(const char* who, const std::string& m, const char* ty, size_t n, double us, bool ok) {
@@ -199,7 +174,7 @@ static void bench(size_t n) {
   CUDA(cudaMalloc(&acc, sizeof(T)));
   int sms = 0;
   CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const double plain = median_us([&] {
+  const double plain = median_us(REPS, [&] {
     CUDA(cudaMemsetAsync(acc, 0, sizeof(T)));
     plain_sum(x, (long long)n, acc, sms);
     T v;
@@ -227,19 +202,19 @@ static void bench(size_t n) {
     std::vector<T> cpu(nseg), gpu(nseg), cub(nseg);
     bool ok = A::cpu_seg(hx.data(), off.data(), nseg, cpu.data()) == ADN_OK;
     adn_status st = ADN_OK;
-    const double us = median_us([&] { st = A::gpu_seg(x, doff, nseg, out); });
+    const double us = median_us(REPS, [&] { st = A::gpu_seg(x, doff, nseg, out); });
     CUDA(cudaMemcpy(gpu.data(), out, nseg * sizeof(T), cudaMemcpyDeviceToHost));
     ok = ok && st == ADN_OK && same_bits(cpu, gpu);
     row("reprosum", m, ty, counted, us, ok);
     // The same call with the offsets on the host.
-    const double ush = median_us([&] { st = A::gpu_seg(x, off.data(), nseg, out); });
+    const double ush = median_us(REPS, [&] { st = A::gpu_seg(x, off.data(), nseg, out); });
     CUDA(cudaMemcpy(gpu.data(), out, nseg * sizeof(T), cudaMemcpyDeviceToHost));
     row("reprosum", m + "_host_offsets", ty, counted, ush, st == ADN_OK && same_bits(cpu, gpu));
     size_t tb = 0;
     CUDA(cub::DeviceSegmentedReduce::Sum(nullptr, tb, x, out, (int)nseg, doff, doff + 1));
     void* tmp;
     CUDA(cudaMalloc(&tmp, tb + 1));
-    const double uc = median_us([&] {
+    const double uc = median_us(REPS, [&] {
       CUDA(cub::DeviceSegmentedReduce::Sum(tmp, tb, x, out, (int)nseg, doff, doff + 1));
       CUDA(cudaDeviceSynchronize());
     });
@@ -258,16 +233,16 @@ static void bench(size_t n) {
     std::vector<T> cpu(rows), gpu(rows), pl(rows);
     bool ok = A::cpu_rows(hx.data(), rows, cols, cols, cpu.data()) == ADN_OK;
     adn_status st = ADN_OK;
-    const double us = median_us([&] { st = A::gpu_rows(x, rows, cols, cols, out); });
+    const double us = median_us(REPS, [&] { st = A::gpu_rows(x, rows, cols, cols, out); });
     CUDA(cudaMemcpy(gpu.data(), out, rows * sizeof(T), cudaMemcpyDeviceToHost));
     row("reprosum", m, ty, rows * cols, us, ok && st == ADN_OK && same_bits(cpu, gpu));
-    const double up = median_us([&] {
+    const double up = median_us(REPS, [&] {
       plain_rows<<<132 * 16, 256>>>(x, rows, cols, cols, out);
       CUDA(cudaDeviceSynchronize());
     });
     CUDA(cudaMemcpy(pl.data(), out, rows * sizeof(T), cudaMemcpyDeviceToHost));
     row("baseline", m + "_plain_warp_per_row", ty, rows * cols, up, close(pl, cpu, A::tol()));
-    const double uv = median_us([&] {
+    const double uv = median_us(REPS, [&] {
       plain_rows_16(x, rows, cols, out);
       CUDA(cudaDeviceSynchronize());
     });
@@ -295,10 +270,10 @@ static void bench(size_t n) {
     std::vector<T> cpu(nkeys), gpu(nkeys);
     const bool ok = A::cpu_key(hx.data(), keys.data(), n, nkeys, cpu.data()) == ADN_OK;
     adn_status st = ADN_OK;
-    const double us = median_us([&] { st = A::gpu_key(x, dkeys, n, nkeys, out); });
+    const double us = median_us(REPS, [&] { st = A::gpu_key(x, dkeys, n, nkeys, out); });
     CUDA(cudaMemcpy(gpu.data(), out, nkeys * sizeof(T), cudaMemcpyDeviceToHost));
     row("reprosum", m, ty, n, us, ok && st == ADN_OK && same_bits(cpu, gpu));
-    const double ush = median_us([&] { st = A::gpu_key(x, keys.data(), n, nkeys, out); });
+    const double ush = median_us(REPS, [&] { st = A::gpu_key(x, keys.data(), n, nkeys, out); });
     CUDA(cudaMemcpy(gpu.data(), out, nkeys * sizeof(T), cudaMemcpyDeviceToHost));
     row("reprosum", m + "_host_keys", ty, n, ush, ok && st == ADN_OK && same_bits(cpu, gpu));
     CUDA(cudaFree(out));
