@@ -11,11 +11,14 @@
 //                    first segment (tiles of 1024 positions), as rs_seg_prep does, before it
 //   plain+prep+3E    that, and three empty kernels (the segmented sum's shape: prep, list,
 //                    short groups, long groups, join)
+//   pdl_*            plain, plain+prep+3E and plain+prep with every kernel launched with
+//                    programmatic stream serialization (sm_90: each kernel lets the next one
+//                    launch at once, then waits for the ones before it to finish)
 //   plain_again      the plain sum again, last (the spread of the rows)
 // Rows: who,method,type,N,median_us,G_elements_per_s,check (as the other GPU benches).
 // Not reproducible; nothing here is reprosum's code. Build and run on a machine with a GPU:
 //   nvcc -O3 -std=c++17 -arch=sm_90 gpu/benches/fixed_costs.cu -o fixed_costs
-//   ./fixed_costs 1e8 1e9
+//   ./fixed_costs 1e8 1e9      (built for and run on sm_90: the pdl_* rows need it)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -31,6 +34,10 @@
 
 static const int REPS = 11;
 
+template <typename T> struct Vec;
+template <> struct Vec<double> { typedef double2 type; static const int W = 2; };
+template <> struct Vec<float> { typedef float4 type; static const int W = 4; };
+
 template <typename T>
 __global__ void fill(T* x, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -42,10 +49,22 @@ __global__ void fill(T* x, size_t n) {
 
 __global__ void empty_kernel() {}
 
+// The same kernels for launches with programmatic stream serialization (PDL, sm_90): each
+// lets the next kernel launch at once, then waits for the ones before it to finish.
+__device__ __forceinline__ void pdl_enter() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+  cudaGridDependencySynchronize();
+#endif
+}
+__global__ void empty_pdl() { pdl_enter(); }
+
 // err[0] = 1 for a bad offset; first[t] = the last segment that begins at or before t * tile.
+template <bool PDL>
 __global__ void prep(const unsigned long long* off, unsigned long long nseg, unsigned long long n,
                      unsigned long long tile, unsigned long long ntiles, unsigned long long* first,
                      unsigned* err) {
+  if (PDL) pdl_enter();
   const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
   const unsigned long long id = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
   for (unsigned long long g = id; g < nseg; g += step) {
@@ -61,6 +80,20 @@ __global__ void prep(const unsigned long long* off, unsigned long long nseg, uns
     }
     first[t] = lo;
   }
+}
+
+// Launches f<<<grid, block>>>(args...) with programmatic stream serialization.
+template <typename... P, typename... A>
+static void launch_pdl(void (*f)(P...), unsigned grid, unsigned block, A... args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(block);
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = 1;
+  CUDA(cudaLaunchKernelEx(&cfg, f, args...));
 }
 
 template <typename T>
@@ -86,11 +119,19 @@ static void run(size_t n, int sms, const char* ty) {
   unsigned* err = reinterpret_cast<unsigned*>(reinterpret_cast<char*>(acc) + 8);
   CUDA(cudaDeviceSynchronize());
   struct Res { T v; unsigned e; };
-  auto call = [&](int empties, bool with_prep, Res* r) {
+  const unsigned pgrid = (unsigned)std::min<unsigned long long>((std::max(nseg, ntiles) + 255) / 256, sms * 8);
+  // pdl: every kernel launched with programmatic stream serialization.
+  auto call = [&](int empties, bool with_prep, Res* r, bool pdl = false) {
     CUDA(cudaMemsetAsync(acc, 0, 16));
-    if (with_prep) prep<<<(unsigned)std::min<unsigned long long>((std::max(nseg, ntiles) + 255) / 256, sms * 8), 256>>>(doff, nseg, n, tile, ntiles, first, err);
-    for (int e = 0; e < empties; ++e) empty_kernel<<<sms * 4, 256>>>();
-    plain_sum(x, (long long)n, acc, sms);
+    if (pdl) {
+      if (with_prep) launch_pdl(prep<true>, pgrid, 256, (const unsigned long long*)doff, nseg, (unsigned long long)n, tile, ntiles, first, err);
+      for (int e = 0; e < empties; ++e) launch_pdl(empty_pdl, sms * 4, 256);
+      launch_pdl(plain_sum_kernel<T, typename Vec<T>::type, Vec<T>::W, true>, sms * 4, 512, (const T*)x, (long long)n, acc);
+    } else {
+      if (with_prep) prep<false><<<pgrid, 256>>>(doff, nseg, n, tile, ntiles, first, err);
+      for (int e = 0; e < empties; ++e) empty_kernel<<<sms * 4, 256>>>();
+      plain_sum(x, (long long)n, acc, sms);
+    }
     unsigned char h[16];
     CUDA(cudaMemcpy(h, acc, 16, cudaMemcpyDeviceToHost));
     memcpy(&r->v, h, sizeof(T));
@@ -114,10 +155,18 @@ static void run(size_t n, int sms, const char* ty) {
   printf("baseline,plain+prep,%s,%zu,%.2f,%.2f,%s\n", ty, n, p, n / p / 1e3, good(r, true) ? "ok" : "WRONG");
   const double p3 = median_us(REPS, [&] { call(3, true, &r); });
   printf("baseline,plain+prep+3E,%s,%zu,%.2f,%.2f,%s\n", ty, n, p3, n / p3 / 1e3, good(r, true) ? "ok" : "WRONG");
+  // The same with programmatic stream serialization.
+  const double q0 = median_us(REPS, [&] { call(0, false, &r, true); });
+  printf("baseline,pdl_plain,%s,%zu,%.2f,%.2f,%s\n", ty, n, q0, n / q0 / 1e3, good(r, false) ? "ok" : "WRONG");
+  const double q3 = median_us(REPS, [&] { call(3, true, &r, true); });
+  printf("baseline,pdl_plain+prep+3E,%s,%zu,%.2f,%.2f,%s\n", ty, n, q3, n / q3 / 1e3, good(r, true) ? "ok" : "WRONG");
+  const double q1 = median_us(REPS, [&] { call(0, true, &r, true); });
+  printf("baseline,pdl_plain+prep,%s,%zu,%.2f,%.2f,%s\n", ty, n, q1, n / q1 / 1e3, good(r, true) ? "ok" : "WRONG");
   // The plain sum again, last: the spread of the rows above.
   const double again = median_us(REPS, [&] { call(0, false, &r); });
   printf("baseline,plain_again,%s,%zu,%.2f,%.2f,%s\n", ty, n, again, n / again / 1e3, good(r, false) ? "ok" : "WRONG");
-  printf("# %s %zu: plain / (plain+prep+3E) = %.1f%% (plain again: %.1f%%)\n", ty, n, 100.0 * plain / p3, 100.0 * again / p3);
+  printf("# %s %zu: plain / (plain+prep+3E) = %.1f%% (plain again: %.1f%%); with PDL %.1f%% (again %.1f%%)\n", ty, n,
+         100.0 * plain / p3, 100.0 * again / p3, 100.0 * plain / q3, 100.0 * again / q3);
   fflush(stdout);
   CUDA(cudaFree(x));
   CUDA(cudaFree(doff));

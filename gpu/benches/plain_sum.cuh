@@ -4,8 +4,16 @@
 #pragma once
 #include <cuda_runtime.h>
 
-template <typename T, typename V, int W>
+// PDL: launched with programmatic stream serialization (fixed_costs.cu): the kernel lets the
+// next one launch at once and waits for the kernels before it before it reads or writes.
+template <typename T, typename V, int W, bool PDL = false>
 __global__ void plain_sum_kernel(const T* x, long long n, T* out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (PDL) {
+    cudaTriggerProgrammaticLaunchCompletion();
+    cudaGridDependencySynchronize();
+  }
+#endif
   __shared__ T sh[1024];
   T acc = 0;
   const long long nv = n / W;
