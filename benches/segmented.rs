@@ -1,7 +1,8 @@
 //! Throughput of the segmented, batched and keyed sums on 1 and 2 threads, beside plain
 //! (non-reproducible) loops measured in the same run: a 16-lane sum per segment or row, a
 //! plain prefix sum per segment, and a plain keyed loop (`out[key] += x`, one private `out`
-//! per thread, added at the end).
+//! per thread, added at the end). The keyed sums also in the accumulator form (`add_by_key`,
+//! into one accumulator per key).
 //!
 //! Figures are values per second (criterion's "thrpt" line). `cargo bench --bench
 //! segmented` runs everything; N is 1e7 values or `REPROSUM_BENCH_GROUPS_N`; the keyed sums'
@@ -248,6 +249,17 @@ fn bench_groups(c: &mut Criterion) {
                 assert_eq!(bits(&out), bits(&want));
                 g.bench_function(id("reprosum_by_key"), |b| {
                     b.iter(|| pool.install(|| reprosum::sum_by_key(black_box(&x), &k, &mut out).unwrap()))
+                });
+                // The accumulator form from empty accumulators (its answer checked once; the
+                // timed calls keep adding to the same accumulators).
+                let mut accs = vec![reprosum::DynAccumulator::<f64>::new(3).unwrap(); nkeys];
+                pool.install(|| reprosum::add_by_key(&x, &k, &mut accs).unwrap());
+                assert_eq!(
+                    accs.iter().map(|a| a.value().to_bits()).collect::<Vec<_>>(),
+                    bits(&want)
+                );
+                g.bench_function(id("reprosum_add_by_key"), |b| {
+                    b.iter(|| pool.install(|| reprosum::add_by_key(black_box(&x), &k, &mut accs).unwrap()))
                 });
                 plain_keyed(pool, &x, &k, &mut out);
                 close(&want, &out);

@@ -805,6 +805,111 @@ fn bucketed_by_key<T: Float>(
     Ok(())
 }
 
+/// `add_by_key_with` by buckets of consecutive keys, for the inputs [`bucketed_by_key`] takes:
+/// the pairs are split by bucket as there ([`split_by_bucket`], which checks every key);
+/// each key's values are counted and its accumulator's room checked, on the calling thread;
+/// then the threads take runs of buckets, sort each bucket's values by key in a buffer and
+/// add each key's values to its accumulator. A key's accumulator ends with the state of its
+/// values added to it, whatever their order (binned deposits are exact), as on the sorted
+/// path. Every buffer is allocated before the first accumulator changes, and nothing after
+/// that can fail, so on any error no accumulator has changed.
+fn bucketed_into<T: Float, A: AccumulatorSlot<T>>(
+    xs: &[T],
+    keys: &[i64],
+    accs: &mut [A],
+    opts: &Options,
+) -> Result<(), Error> {
+    let n = xs.len();
+    let nkeys = accs.len();
+    pool::run(small(n, INLINE_SUM, opts), |threads| {
+        let parts = if whole(n, INLINE_SUM, opts, &threads) {
+            1
+        } else {
+            threads.count()
+        };
+        // The width for one part at most doubles for several: always there when it is for one.
+        let shift = bucket_shift(n, nkeys, parts).unwrap_or(16);
+        let width = 1usize << shift;
+        let nbuckets = nkeys.div_ceil(width);
+        let len = n.div_ceil(parts).max(1);
+        let splits = threads.map(xs.chunks(len).zip(keys.chunks(len)), |(xs, ks)| {
+            split_by_bucket(xs, ks, nkeys, shift)
+        })?;
+        let piece = |b: usize| {
+            splits
+                .iter()
+                .filter_map(move |s| s.get(b).map(|(v, l)| (v.as_slice(), l.as_slice())))
+        };
+        let bucket_len = |b: usize| piece(b).map(|(v, _)| v.len()).sum::<usize>();
+        // counts[k]: key k's values (every key checked by the split).
+        let mut counts = zeroed(nkeys, 0usize)?;
+        for b in 0..nbuckets {
+            let keys = &mut counts[b << shift..((b + 1) << shift).min(nkeys)];
+            for (_, ks) in piece(b) {
+                for &j in ks {
+                    keys[usize::from(j)] += 1;
+                }
+            }
+        }
+        for (a, &c) in accs.iter().zip(&counts) {
+            if c > 0 {
+                crate::check_room(&a.get(), c)?;
+            }
+        }
+        let tasks = plan(nbuckets, bucket_len, opts.chunk_for(n, parts))?;
+        // Each run of buckets with its accumulators, its keys' counts, a sort buffer for its
+        // largest bucket and its keys' next slots.
+        let mut work = with_room(tasks.len())?;
+        let mut rest = accs;
+        for t in &tasks {
+            let (first, end) = (t.groups.start << shift, (t.groups.end << shift).min(nkeys));
+            let (a, r) = rest.split_at_mut(end - first);
+            rest = r;
+            let most = t.groups.clone().map(bucket_len).max().unwrap_or(0);
+            work.push((
+                a,
+                &counts[first..end],
+                t.groups.clone(),
+                zeroed(most, T::ZERO)?,
+                zeroed(width, 0usize)?,
+            ));
+        }
+        threads.map(
+            work.into_iter(),
+            |(accs, counts, buckets, mut sorted, mut next)| {
+                fpenv::with_ieee_fp(|| {
+                    for ((accs, counts), b) in accs.chunks_mut(width).zip(counts.chunks(width)).zip(buckets) {
+                        let mut at = 0;
+                        for (s, &c) in next.iter_mut().zip(counts) {
+                            *s = at;
+                            at += c;
+                        }
+                        for (xs, ks) in piece(b) {
+                            for (&x, &j) in xs.iter().zip(ks) {
+                                let s = &mut next[usize::from(j)];
+                                sorted[*s] = x;
+                                *s += 1;
+                            }
+                        }
+                        let mut at = 0;
+                        for (a, &c) in accs.iter_mut().zip(counts) {
+                            if c > 0 {
+                                let mut acc = a.get();
+                                // The room is checked: this adds.
+                                add_group(&mut acc, &sorted[at..at + c])?;
+                                a.set(acc);
+                            }
+                            at += c;
+                        }
+                    }
+                    Ok(())
+                })
+            },
+        )?;
+        Ok(())
+    })
+}
+
 /// An accumulator and a small buffer per key: each value goes to its key's buffer, and a
 /// full buffer is added as one slice (the fast deposit, its setup paid once per buffer).
 struct Buffered<T: Float> {
@@ -1098,6 +1203,9 @@ pub fn add_by_key_with<T: Float, A: AccumulatorSlot<T>>(
 ) -> Result<(), Error> {
     if keys.len() != xs.len() {
         return Err(Error::LengthMismatch);
+    }
+    if bucket_shift(xs.len(), accs.len(), 1).is_some() {
+        return bucketed_into(xs, keys, accs, opts);
     }
     let (gathered, offsets) = gather_by_key(xs, keys, accs.len(), opts)?;
     check_rooms(accs, |k| offsets[k + 1] - offsets[k])?;

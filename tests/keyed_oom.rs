@@ -113,3 +113,43 @@ fn every_refused_allocation_is_out_of_memory() {
         assert!(refused >= 3, "{nkeys} keys: only {refused} allocations");
     }
 }
+
+/// The same for the accumulator form by buckets of keys (1e4 and 1e5 keys): `OutOfMemory`
+/// with every accumulator as it was, until the adds come out right.
+#[test]
+fn every_refused_allocation_of_add_by_key_changes_nothing() {
+    use reprosum::DynAccumulator;
+    reprosum::set_num_threads(1).unwrap();
+    let enc = |accs: &[DynAccumulator<f64>]| {
+        accs.iter()
+            .map(|a| a.to_bytes().as_bytes().to_vec())
+            .collect::<Vec<_>>()
+    };
+    for (n, nkeys) in [(100_000usize, 10_000usize), (100_000, 100_000)] {
+        let xs = values(n);
+        let keys: Vec<i64> = (0..n).map(|i| ((i * 104_729) % nkeys) as i64).collect();
+        let mut start = DynAccumulator::<f64>::new(3).unwrap();
+        start.add(0.25).unwrap();
+        let mut want = vec![start; nkeys];
+        reprosum::add_by_key(&xs, &keys, &mut want).unwrap();
+        let mut accs = vec![start; nkeys];
+        let before = enc(&accs);
+        let mut refused = 0;
+        for grant in 0.. {
+            assert!(grant < 100_000, "{nkeys} keys: no end to the allocations");
+            GRANT.with(|g| g.set(Some(grant)));
+            let got = reprosum::add_by_key(&xs, &keys, &mut accs);
+            GRANT.with(|g| g.set(None));
+            match got {
+                Err(Error::OutOfMemory) => {
+                    assert!(enc(&accs) == before, "{nkeys} keys, {grant} granted: changed");
+                    refused += 1;
+                }
+                Ok(()) => break,
+                Err(e) => panic!("{nkeys} keys, {grant} granted: {e:?}"),
+            }
+        }
+        assert!(enc(&accs) == enc(&want), "{nkeys} keys");
+        assert!(refused >= 3, "{nkeys} keys: only {refused} allocations");
+    }
+}

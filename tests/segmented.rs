@@ -341,19 +341,25 @@ fn keyed_sums_f32() {
 /// most values, the first and the last key only, infinities and a NaN.
 fn bucketed_for<T: TestFloat>() {
     let mut r = rng(31 + T::BYTES as u64);
+    let cases = bucketed_cases::<T>(&mut r);
+    check_keyed(&cases, &mut r);
+}
+
+/// The cases of [`bucketed_for`] (name, values, keys, number of keys).
+fn bucketed_cases<T: TestFloat>(r: &mut impl FnMut(u64) -> u64) -> Vec<(String, Vec<T>, Vec<i64>, usize)> {
     let n = 100_000;
     let xs: Vec<T> = values(n, 4321);
     let mut cases: Vec<(String, Vec<T>, Vec<i64>, usize)> = Vec::new();
     let uniform = |r: &mut dyn FnMut(u64) -> u64, nkeys: usize| -> Vec<i64> {
         (0..n).map(|_| r(nkeys as u64) as i64).collect()
     };
-    cases.push(("4097 keys".into(), xs.clone(), uniform(&mut r, 4097), 4097));
+    cases.push(("4097 keys".into(), xs.clone(), uniform(r, 4097), 4097));
     let mut xs_special = xs.clone();
     xs_special[10] = T::from_f64_round(f64::INFINITY);
     xs_special[20] = T::from_f64_round(f64::NEG_INFINITY);
     xs_special[30] = T::from_f64_round(f64::NAN);
     xs_special[40] = T::from_f64_round(f64::INFINITY);
-    let mut special_keys = uniform(&mut r, 10_000);
+    let mut special_keys = uniform(r, 10_000);
     special_keys[40] = special_keys[20];
     cases.push((
         "1e4 keys, infinities and a NaN".into(),
@@ -361,7 +367,7 @@ fn bucketed_for<T: TestFloat>() {
         special_keys,
         10_000,
     ));
-    cases.push(("1e5 keys".into(), xs.clone(), uniform(&mut r, 100_000), 100_000));
+    cases.push(("1e5 keys".into(), xs.clone(), uniform(r, 100_000), 100_000));
     // nkeys * u^6: about half the values in the lowest 3% of the keys, most keys empty.
     let skewed: Vec<i64> = (0..n)
         .map(|_| {
@@ -387,7 +393,7 @@ fn bucketed_for<T: TestFloat>() {
         .map(|_| if r(10) < 9 { r(300) as i64 } else { r(5000) as i64 })
         .collect();
     cases.push(("one large bucket".into(), xs_big, mostly_low, 5000));
-    check_keyed(&cases, &mut r);
+    cases
 }
 
 #[test]
@@ -398,6 +404,113 @@ fn bucketed_keyed_sums_f64() {
 #[test]
 fn bucketed_keyed_sums_f32() {
     bucketed_for::<f32>();
+}
+
+/// Each accumulator's stored form, as words (for `everywhere`).
+fn acc_words<T: Float>(accs: &[reprosum::DynAccumulator<T>]) -> Vec<u64> {
+    let mut w = Vec::new();
+    for a in accs {
+        let b = a.to_bytes();
+        w.push(b.as_bytes().len() as u64);
+        w.extend(b.as_bytes().chunks(8).map(|c| {
+            let mut x = [0u8; 8];
+            x[..c.len()].copy_from_slice(c);
+            u64::from_le_bytes(x)
+        }));
+    }
+    w
+}
+
+/// The accumulator form by buckets of keys (more than 4096 keys, at least 65536 values):
+/// every key's accumulator, started from a state of its own (empty, a value, a large value),
+/// ends with the state of that start and its values added one at a time: the pairs shuffled
+/// at fold 3 on every thread count and chunking; in their order, at the largest fold, and in
+/// two shards (the second too small for the buckets) on the calling thread and on two
+/// threads with small chunks. Five of the sums' cases: a partial last bucket, NaN and
+/// infinities, most keys and whole buckets empty, one key with most values, one large bucket.
+fn bucketed_add_for<T: TestFloat>() {
+    use reprosum::DynAccumulator;
+    let mut r = rng(57 + T::BYTES as u64);
+    let cases = bucketed_cases::<T>(&mut r);
+    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    for (name, xs, keys, nkeys) in cases.iter().filter(|c| {
+        [
+            "4097 keys",
+            "1e4 keys, infinities and a NaN",
+            "2e5 keys skewed",
+            "nine in ten to key 0",
+            "one large bucket",
+        ]
+        .contains(&c.0.as_str())
+    }) {
+        let n = xs.len();
+        let mut perm: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            perm.swap(i, r(i as u64 + 1) as usize);
+        }
+        let sx: Vec<T> = perm.iter().map(|&i| xs[i]).collect();
+        let sk: Vec<i64> = perm.iter().map(|&i| keys[i]).collect();
+        for fold in [3, T::MAX_FOLD] {
+            let starts: Vec<DynAccumulator<T>> = (0..*nkeys)
+                .map(|k| {
+                    let mut a = DynAccumulator::new(fold).unwrap();
+                    if k % 3 != 0 {
+                        a.add(T::from_f64_round(k as f64 * 0.75 - 1000.0)).unwrap();
+                    }
+                    if k % 7 == 0 {
+                        a.add(T::from_f64_round(3e9)).unwrap();
+                    }
+                    a
+                })
+                .collect();
+            let mut want = starts.clone();
+            for (&x, &k) in xs.iter().zip(keys) {
+                want[k as usize].add(x).unwrap();
+            }
+            let want = acc_words(&want);
+            let add = |xs: &[T], keys: &[i64], chunk_len: usize| {
+                let mut accs = starts.clone();
+                let opts = Options { fold, chunk_len };
+                reprosum::add_by_key_with(xs, keys, &mut accs, &opts).unwrap();
+                acc_words(&accs)
+            };
+            if fold == 3 {
+                everywhere(&want, &format!("add_by_key {name} shuffled"), |chunk_len| {
+                    add(&sx, &sk, chunk_len)
+                });
+            }
+            let shards = |chunk_len: usize| {
+                let mut accs = starts.clone();
+                let opts = Options { fold, chunk_len };
+                let cut = 70_000.min(n);
+                reprosum::add_by_key_with(&sx[..cut], &sk[..cut], &mut accs, &opts).unwrap();
+                reprosum::add_by_key_with(&sx[cut..], &sk[cut..], &mut accs, &opts).unwrap();
+                acc_words(&accs)
+            };
+            for (two_threads, chunk_len) in [(false, 0), (true, 997)] {
+                let run = |f: &(dyn Fn(usize) -> Vec<u64> + Sync)| {
+                    if two_threads {
+                        two.install(|| f(chunk_len))
+                    } else {
+                        f(chunk_len)
+                    }
+                };
+                let at = format!("fold {fold}, two threads {two_threads}");
+                assert_eq!(run(&|c| add(xs, keys, c)), want, "add_by_key {name} given, {at}");
+                assert_eq!(run(&shards), want, "add_by_key {name} in two shards, {at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bucketed_add_by_key_f64() {
+    bucketed_add_for::<f64>();
+}
+
+#[test]
+fn bucketed_add_by_key_f32() {
+    bucketed_add_for::<f32>();
 }
 
 /// The sums by buckets of keys report every bad argument with `out` untouched: a bad key
@@ -664,6 +777,89 @@ fn shards_merge_to_the_whole_f32() {
     shards_for::<f32>();
 }
 
+/// An f32 accumulator (fold 3) whose count is one short of the capacity, built by merging
+/// doubled accumulators of 1.0.
+fn near_capacity_f32() -> reprosum::DynAccumulator<f32> {
+    use reprosum::DynAccumulator;
+    let mut pow = DynAccumulator::<f32>::new(3).unwrap();
+    pow.add(1.0).unwrap();
+    let mut acc = DynAccumulator::<f32>::new(3).unwrap();
+    let want = f32::CAPACITY - 1;
+    for bit in 0..64 {
+        if want >> bit & 1 == 1 {
+            acc.merge(&pow).unwrap();
+        }
+        if want >> (bit + 1) == 0 {
+            break;
+        }
+        let p = pow;
+        pow.merge(&p).unwrap();
+    }
+    assert_eq!(acc.count(), want);
+    acc
+}
+
+/// The accumulator form by buckets of keys reports every bad argument with every
+/// accumulator as it was: a bad key in the first, a middle or the last part of the pairs, on
+/// the calling thread and on two threads; a key whose values would take its accumulator
+/// past the capacity (and one value more fits).
+#[test]
+fn bucketed_add_bad_arguments_change_nothing() {
+    use reprosum::DynAccumulator;
+    let n = 100_000;
+    let nkeys = 10_000;
+    let xs: Vec<f32> = values(n, 15);
+    let mut r = rng(16);
+    let mut keys: Vec<i64> = (0..n).map(|_| r(nkeys as u64) as i64).collect();
+    let mut start = DynAccumulator::<f32>::new(3).unwrap();
+    start.add(1.5).unwrap();
+    let mut accs = vec![start; nkeys];
+    accs[5000] = near_capacity_f32();
+    let before = acc_words(&accs);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let mut run = |keys: &[i64], xs: &[f32], chunk_len: usize, two: bool| {
+        let opts = Options { fold: 3, chunk_len };
+        let e = if two {
+            pool.install(|| reprosum::add_by_key_with(xs, keys, &mut accs, &opts))
+        } else {
+            reprosum::add_by_key_with(xs, keys, &mut accs, &opts)
+        };
+        assert_eq!(acc_words(&accs), before);
+        e.unwrap_err()
+    };
+    // Key 5000 once only: the one value its accumulator has room for.
+    for (i, k) in keys.iter_mut().enumerate() {
+        if *k == 5000 && i != 777 {
+            *k = 4999;
+        }
+    }
+    keys[777] = 5000;
+    for two in [false, true] {
+        for chunk_len in [0usize, 997] {
+            for (at, k) in [
+                (0usize, -1i64),
+                (n / 2, nkeys as i64),
+                (n - 1, nkeys as i64),
+                (n - 1, i64::MIN),
+                (7, i64::MAX),
+                (n - 5, 5000),
+            ] {
+                let was = std::mem::replace(&mut keys[at], k);
+                let want = if k == 5000 {
+                    Error::CapacityExceeded
+                } else {
+                    Error::KeyOutOfRange
+                };
+                assert_eq!(run(&keys, &xs, chunk_len, two), want, "key {k} at {at}");
+                keys[at] = was;
+            }
+            assert_eq!(run(&keys[1..], &xs, chunk_len, two), Error::LengthMismatch);
+        }
+    }
+    reprosum::add_by_key(&xs, &keys, &mut accs).unwrap();
+    assert_eq!(accs[5000].count(), f32::CAPACITY);
+}
+
 /// Every bad argument of the accumulator forms is its error, with every accumulator as it
 /// was.
 #[test]
@@ -692,26 +888,8 @@ fn bad_accumulator_arguments_change_nothing() {
         assert_eq!(reprosum::add_by_key(&xs, &keys, &mut accs), Err(e));
         assert!(same(&accs));
     }
-    // The capacity of one accumulator (f32: a count one short of it, built by merging
-    // doubled accumulators of 1.0).
-    let near = {
-        let mut pow = DynAccumulator::<f32>::new(3).unwrap();
-        pow.add(1.0).unwrap();
-        let mut acc = DynAccumulator::<f32>::new(3).unwrap();
-        let want = f32::CAPACITY - 1;
-        for bit in 0..64 {
-            if want >> bit & 1 == 1 {
-                acc.merge(&pow).unwrap();
-            }
-            if want >> (bit + 1) == 0 {
-                break;
-            }
-            let p = pow;
-            pow.merge(&p).unwrap();
-        }
-        assert_eq!(acc.count(), want);
-        acc
-    };
+    // The capacity of one accumulator.
+    let near = near_capacity_f32();
     {
         let mut accs = [DynAccumulator::<f32>::new(3).unwrap(), near];
         let enc = |accs: &[DynAccumulator<f32>]| {

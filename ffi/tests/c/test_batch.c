@@ -307,8 +307,10 @@ static void bad_inputs(void) {
 /* The accumulator forms: shards added call after call give each group's whole state (the
  * same bytes as one add of everything) and the sums' bits; bad input changes nothing. */
 #define NK 64
+/* Keys for the buckets of keys (more than 4096 keys, at least 65536 values per call). */
+#define NKB 10007
 static adn_acc_f64 accs[NSEG + 1], accs2[NSEG + 1];
-static adn_acc_f32 accsf[NK], accsf2[NK];
+static adn_acc_f32 accsf[NKB], accsf2[NKB];
 
 static void accumulators(void) {
     size_t nseg = 0;
@@ -349,30 +351,45 @@ static void accumulators(void) {
     }
     CHECK(ok, "add_segments: shards give the whole segments' states and sums");
 
-    /* Keys, f32, fold 7: the pairs in two shards, the second one reversed. */
-    for (size_t k = 0; k < NK; k++) {
-        CHECK_STATUS(adn_acc_f32_init(&accsf[k], 7), ADN_OK);
-        accsf2[k] = accsf[k];
+    /* Keys, f32, fold 7: the pairs in two shards, the second one reversed; 64 keys, then
+     * 10007 (by buckets of keys: both shards have more than 65536 pairs). */
+    const size_t nks[2] = {NK, NKB};
+    for (int pass = 0; pass < 2; pass++) {
+        const size_t nk = nks[pass];
+        if (pass) {
+            for (size_t i = 0; i < N; i++) keys[i] = (int64_t)(rnd(nk) * rnd(nk) / nk);
+        }
+        for (size_t k = 0; k < nk; k++) {
+            CHECK_STATUS(adn_acc_f32_init(&accsf[k], 7), ADN_OK);
+            accsf2[k] = accsf[k];
+        }
+        CHECK_STATUS(adn_acc_f32_add_by_key(accsf, nk, xf, keys, N), ADN_OK);
+        static float rxf[N];
+        static int64_t rkeys[N];
+        size_t half = N / 3;
+        for (size_t i = half; i < N; i++) {
+            rxf[i - half] = xf[N - 1 - (i - half)];
+            rkeys[i - half] = keys[N - 1 - (i - half)];
+        }
+        CHECK_STATUS(adn_acc_f32_add_by_key(accsf2, nk, xf, keys, half), ADN_OK);
+        CHECK_STATUS(adn_acc_f32_add_by_key(accsf2, nk, rxf, rkeys, N - half), ADN_OK);
+        CHECK_STATUS(adn_sum_by_key_f32(xf, keys, N, nk, 7, wantf), ADN_OK);
+        ok = 1;
+        for (size_t k = 0; k < nk; k++) {
+            float v1, v2;
+            ok &= adn_acc_f32_value(&accsf[k], &v1) == ADN_OK && adn_acc_f32_value(&accsf2[k], &v2) == ADN_OK;
+            ok &= b32(v1) == b32(wantf[k]) && b32(v2) == b32(wantf[k]);
+            /* The canonical encodings (the structs' own bytes hold states not renormalised,
+             * which differ with the order of a key's few values). */
+            uint8_t e1[ADN_ACC_ENCODED_MAX], e2[ADN_ACC_ENCODED_MAX];
+            size_t l1 = 0, l2 = 0;
+            ok &= adn_acc_f32_to_bytes(&accsf[k], e1, sizeof e1, &l1) == ADN_OK;
+            ok &= adn_acc_f32_to_bytes(&accsf2[k], e2, sizeof e2, &l2) == ADN_OK;
+            ok &= l1 == l2 && memcmp(e1, e2, l1) == 0;
+        }
+        CHECK(ok, pass ? "add_by_key, 10007 keys: shards in any order give the whole keys' states and sums"
+                       : "add_by_key: shards in any order give the whole keys' states and sums");
     }
-    CHECK_STATUS(adn_acc_f32_add_by_key(accsf, NK, xf, keys, N), ADN_OK);
-    static float rxf[N];
-    static int64_t rkeys[N];
-    size_t half = N / 3;
-    for (size_t i = half; i < N; i++) {
-        rxf[i - half] = xf[N - 1 - (i - half)];
-        rkeys[i - half] = keys[N - 1 - (i - half)];
-    }
-    CHECK_STATUS(adn_acc_f32_add_by_key(accsf2, NK, xf, keys, half), ADN_OK);
-    CHECK_STATUS(adn_acc_f32_add_by_key(accsf2, NK, rxf, rkeys, N - half), ADN_OK);
-    CHECK_STATUS(adn_sum_by_key_f32(xf, keys, N, NK, 7, wantf), ADN_OK);
-    ok = 1;
-    for (size_t k = 0; k < NK; k++) {
-        float v1, v2;
-        ok &= adn_acc_f32_value(&accsf[k], &v1) == ADN_OK && adn_acc_f32_value(&accsf2[k], &v2) == ADN_OK;
-        ok &= b32(v1) == b32(wantf[k]) && b32(v2) == b32(wantf[k]);
-        ok &= memcmp(&accsf[k], &accsf2[k], sizeof accsf[k]) == 0;
-    }
-    CHECK(ok, "add_by_key: shards in any order give the whole keys' states and sums");
 
     /* Bad input: nothing changes. */
     memcpy(accs2, accs, sizeof accs);
