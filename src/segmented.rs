@@ -672,6 +672,65 @@ fn split_by_bucket<T: Float>(xs: &[T], keys: &[i64], nkeys: usize, shift: u32) -
     Ok(split)
 }
 
+/// The pairs split into buckets of consecutive keys, one split per part of the pairs (one
+/// part per thread, or one), for [`bucketed_by_key`] and [`bucketed_into`].
+struct Buckets<T> {
+    /// Each bucket is `1 << shift` consecutive keys.
+    shift: u32,
+    nbuckets: usize,
+    parts: usize,
+    splits: Vec<Split<T>>,
+}
+
+impl<T: Float> Buckets<T> {
+    /// Splits the pairs `(xs, keys)` over `threads` ([`split_by_bucket`], which checks every
+    /// key), in buckets of [`bucket_shift`]'s width for the parts.
+    fn split(
+        xs: &[T],
+        keys: &[i64],
+        nkeys: usize,
+        opts: &Options,
+        threads: &pool::Threads,
+    ) -> Result<Self, Error> {
+        let n = xs.len();
+        let parts = if whole(n, INLINE_SUM, opts, threads) {
+            1
+        } else {
+            threads.count()
+        };
+        // The width for one part at most doubles for several: always there when it is for one.
+        let shift = bucket_shift(n, nkeys, parts).unwrap_or(16);
+        let len = n.div_ceil(parts).max(1);
+        let splits = threads.map(xs.chunks(len).zip(keys.chunks(len)), |(xs, ks)| {
+            split_by_bucket(xs, ks, nkeys, shift)
+        })?;
+        Ok(Buckets {
+            shift,
+            nbuckets: nkeys.div_ceil(1 << shift),
+            parts,
+            splits,
+        })
+    }
+
+    /// Bucket b's pieces, one per part: its values and their keys within the bucket.
+    fn piece(&self, b: usize) -> impl Iterator<Item = (&[T], &[u16])> + Clone + '_ {
+        self.splits
+            .iter()
+            .filter_map(move |s| s.get(b).map(|(v, l)| (v.as_slice(), l.as_slice())))
+    }
+
+    /// Bucket b's values.
+    fn len(&self, b: usize) -> usize {
+        self.piece(b).map(|(v, _)| v.len()).sum()
+    }
+
+    /// Runs of consecutive buckets of about the same number of values (`n` in all), one task
+    /// each.
+    fn tasks(&self, n: usize, opts: &Options) -> Result<Vec<Group>, Error> {
+        plan(self.nbuckets, |b| self.len(b), opts.chunk_for(n, self.parts))
+    }
+}
+
 /// The most values of a bucket [`sum_bucket`] sorts (its copy and the bucket in the L2
 /// cache); a larger bucket with at least 16 values per key goes through per-key buffers.
 const SORTED_VALUES: usize = 1 << 18;
@@ -759,26 +818,10 @@ fn bucketed_by_key<T: Float>(
     let nkeys = out.len();
     let mut res = zeroed(nkeys, T::ZERO)?;
     pool::run(small(n, INLINE_SUM, opts), |threads| {
-        let parts = if whole(n, INLINE_SUM, opts, &threads) {
-            1
-        } else {
-            threads.count()
-        };
-        // The width for one part at most doubles for several: always there when it is for one.
-        let shift = bucket_shift(n, nkeys, parts).unwrap_or(16);
-        let width = 1usize << shift;
-        let nbuckets = nkeys.div_ceil(width);
-        let len = n.div_ceil(parts).max(1);
-        let splits = threads.map(xs.chunks(len).zip(keys.chunks(len)), |(xs, ks)| {
-            split_by_bucket(xs, ks, nkeys, shift)
-        })?;
-        let piece = |b: usize| {
-            splits
-                .iter()
-                .filter_map(move |s| s.get(b).map(|(v, l)| (v.as_slice(), l.as_slice())))
-        };
-        let bucket_len = |b: usize| piece(b).map(|(v, _)| v.len()).sum::<usize>();
-        let tasks = plan(nbuckets, bucket_len, opts.chunk_for(n, parts))?;
+        let split = Buckets::split(xs, keys, nkeys, opts, &threads)?;
+        let (shift, width) = (split.shift, 1usize << split.shift);
+        let piece = |b: usize| split.piece(b);
+        let tasks = split.tasks(n, opts)?;
         let mut work = Vec::new();
         work.try_reserve_exact(tasks.len())
             .map_err(|_| Error::OutOfMemory)?;
@@ -822,28 +865,12 @@ fn bucketed_into<T: Float, A: AccumulatorSlot<T>>(
     let n = xs.len();
     let nkeys = accs.len();
     pool::run(small(n, INLINE_SUM, opts), |threads| {
-        let parts = if whole(n, INLINE_SUM, opts, &threads) {
-            1
-        } else {
-            threads.count()
-        };
-        // The width for one part at most doubles for several: always there when it is for one.
-        let shift = bucket_shift(n, nkeys, parts).unwrap_or(16);
-        let width = 1usize << shift;
-        let nbuckets = nkeys.div_ceil(width);
-        let len = n.div_ceil(parts).max(1);
-        let splits = threads.map(xs.chunks(len).zip(keys.chunks(len)), |(xs, ks)| {
-            split_by_bucket(xs, ks, nkeys, shift)
-        })?;
-        let piece = |b: usize| {
-            splits
-                .iter()
-                .filter_map(move |s| s.get(b).map(|(v, l)| (v.as_slice(), l.as_slice())))
-        };
-        let bucket_len = |b: usize| piece(b).map(|(v, _)| v.len()).sum::<usize>();
+        let split = Buckets::split(xs, keys, nkeys, opts, &threads)?;
+        let (shift, width) = (split.shift, 1usize << split.shift);
+        let piece = |b: usize| split.piece(b);
         // counts[k]: key k's values (every key checked by the split).
         let mut counts = zeroed(nkeys, 0usize)?;
-        for b in 0..nbuckets {
+        for b in 0..split.nbuckets {
             let keys = &mut counts[b << shift..((b + 1) << shift).min(nkeys)];
             for (_, ks) in piece(b) {
                 for &j in ks {
@@ -856,7 +883,7 @@ fn bucketed_into<T: Float, A: AccumulatorSlot<T>>(
                 crate::check_room(&a.get(), c)?;
             }
         }
-        let tasks = plan(nbuckets, bucket_len, opts.chunk_for(n, parts))?;
+        let tasks = split.tasks(n, opts)?;
         // Each run of buckets with its accumulators, its keys' counts, a sort buffer for its
         // largest bucket and its keys' next slots.
         let mut work = with_room(tasks.len())?;
@@ -865,7 +892,7 @@ fn bucketed_into<T: Float, A: AccumulatorSlot<T>>(
             let (first, end) = (t.groups.start << shift, (t.groups.end << shift).min(nkeys));
             let (a, r) = rest.split_at_mut(end - first);
             rest = r;
-            let most = t.groups.clone().map(bucket_len).max().unwrap_or(0);
+            let most = t.groups.clone().map(|b| split.len(b)).max().unwrap_or(0);
             work.push((
                 a,
                 &counts[first..end],
