@@ -868,38 +868,41 @@ fn bucketed_into<T: Float, A: AccumulatorSlot<T>>(
         let split = Buckets::split(xs, keys, nkeys, opts, &threads)?;
         let (shift, width) = (split.shift, 1usize << split.shift);
         let piece = |b: usize| split.piece(b);
-        // counts[k]: key k's values (every key checked by the split).
+        let tasks = split.tasks(n, opts)?;
+        // counts[k]: key k's values (every key checked by the split). Each run of buckets
+        // counts its keys' values and checks its accumulators' room on a thread of its own;
+        // nothing changes before every check has passed.
         let mut counts = zeroed(nkeys, 0usize)?;
-        for b in 0..split.nbuckets {
-            let keys = &mut counts[b << shift..((b + 1) << shift).min(nkeys)];
-            for (_, ks) in piece(b) {
-                for &j in ks {
-                    keys[usize::from(j)] += 1;
+        let mut jobs = with_room(tasks.len())?;
+        let (mut rest, mut counts_rest) = (accs, &mut counts[..]);
+        for t in &tasks {
+            let len = (t.groups.end << shift).min(nkeys) - (t.groups.start << shift);
+            let (a, r) = rest.split_at_mut(len);
+            let (c, cr) = counts_rest.split_at_mut(len);
+            (rest, counts_rest) = (r, cr);
+            jobs.push((a, c, t.groups.clone()));
+        }
+        let counted = threads.map(jobs.into_iter(), |(accs, counts, buckets)| {
+            for (keys, b) in counts.chunks_mut(width).zip(buckets.clone()) {
+                for (_, ks) in piece(b) {
+                    for &j in ks {
+                        keys[usize::from(j)] += 1;
+                    }
                 }
             }
-        }
-        for (a, &c) in accs.iter().zip(&counts) {
-            if c > 0 {
-                crate::check_room(&a.get(), c)?;
+            for (a, &c) in accs.iter().zip(counts.iter()) {
+                if c > 0 {
+                    crate::check_room(&a.get(), c)?;
+                }
             }
-        }
-        let tasks = split.tasks(n, opts)?;
+            Ok((accs, counts, buckets))
+        })?;
         // Each run of buckets with its accumulators, its keys' counts, a sort buffer for its
         // largest bucket and its keys' next slots.
-        let mut work = with_room(tasks.len())?;
-        let mut rest = accs;
-        for t in &tasks {
-            let (first, end) = (t.groups.start << shift, (t.groups.end << shift).min(nkeys));
-            let (a, r) = rest.split_at_mut(end - first);
-            rest = r;
-            let most = t.groups.clone().map(|b| split.len(b)).max().unwrap_or(0);
-            work.push((
-                a,
-                &counts[first..end],
-                t.groups.clone(),
-                zeroed(most, T::ZERO)?,
-                zeroed(width, 0usize)?,
-            ));
+        let mut work = with_room(counted.len())?;
+        for (a, c, buckets) in counted {
+            let most = buckets.clone().map(|b| split.len(b)).max().unwrap_or(0);
+            work.push((a, &*c, buckets, zeroed(most, T::ZERO)?, zeroed(width, 0usize)?));
         }
         threads.map(
             work.into_iter(),
