@@ -34,10 +34,6 @@
 
 static const int REPS = 11;
 
-template <typename T> struct Vec;
-template <> struct Vec<double> { typedef double2 type; static const int W = 2; };
-template <> struct Vec<float> { typedef float4 type; static const int W = 4; };
-
 template <typename T>
 __global__ void fill(T* x, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -126,7 +122,7 @@ static void run(size_t n, int sms, const char* ty) {
     if (pdl) {
       if (with_prep) launch_pdl(prep<true>, pgrid, 256, (const unsigned long long*)doff, nseg, (unsigned long long)n, tile, ntiles, first, err);
       for (int e = 0; e < empties; ++e) launch_pdl(empty_pdl, sms * 4, 256);
-      launch_pdl(plain_sum_kernel<T, typename Vec<T>::type, Vec<T>::W, true>, sms * 4, 512, (const T*)x, (long long)n, acc);
+      launch_pdl(plain_sum_kernel<T, typename PlainVec<T>::type, PlainVec<T>::W, true>, sms * 4, 512, (const T*)x, (long long)n, acc);
     } else {
       if (with_prep) prep<false><<<pgrid, 256>>>(doff, nseg, n, tile, ntiles, first, err);
       for (int e = 0; e < empties; ++e) empty_kernel<<<sms * 4, 256>>>();

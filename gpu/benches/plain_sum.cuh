@@ -45,11 +45,14 @@ __global__ void plain_sum_kernel(const T* x, long long n, T* out) {
   if (threadIdx.x == 0) atomicAdd(out, sh[0]);
 }
 
+// The 16-byte vector each type is read by, and its values per vector.
+template <typename T> struct PlainVec;
+template <> struct PlainVec<double> { typedef double2 type; static const int W = 2; };
+template <> struct PlainVec<float> { typedef float4 type; static const int W = 4; };
+
 // Launches the plain read-only sum of n values at x (16-byte aligned) into *out (which the
 // caller zeroes first): 4 blocks of 512 threads per multiprocessor.
-static inline void plain_sum(const double* x, long long n, double* out, int sms) {
-  plain_sum_kernel<double, double2, 2><<<sms * 4, 512>>>(x, n, out);
-}
-static inline void plain_sum(const float* x, long long n, float* out, int sms) {
-  plain_sum_kernel<float, float4, 4><<<sms * 4, 512>>>(x, n, out);
+template <typename T>
+static inline void plain_sum(const T* x, long long n, T* out, int sms) {
+  plain_sum_kernel<T, typename PlainVec<T>::type, PlainVec<T>::W><<<sms * 4, 512>>>(x, n, out);
 }
