@@ -19,7 +19,8 @@
 //        target/release/libreprosum.a -lpthread -ldl -lm -lrt -lutil -lgcc_s -o segmented
 //   ./segmented 1e8 1e9
 // SEGMENTED_PARTS=seg,rows,keyed (any of them; default all) times only the parts named;
-// SEGMENTED_AVGS=32,2000,10000 sets the segments' average lengths (default 32 and 10000).
+// SEGMENTED_AVGS=32,2000,10000 sets the segments' average lengths (default 32 and 10000);
+// SEGMENTED_FOLD=K the fold of every reprosum call (default 3; the CPU check uses the same).
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cuda_runtime.h>
 
@@ -60,8 +61,19 @@ static std::vector<size_t> averages() {
   return out;
 }
 
+// The fold of every reprosum call (SEGMENTED_FOLD; default 3).
+static unsigned fold() {
+  static const unsigned f = [] {
+    const char* p = getenv("SEGMENTED_FOLD");
+    return p ? (unsigned)strtoul(p, nullptr, 10) : 3u;
+  }();
+  return f;
+}
+
+// reprosum's rows at a fold other than 3 name it: method_kK.
 static void row(const char* who, const std::string& m, const char* ty, size_t n, double us, bool ok) {
-  printf("%s,%s,%s,%zu,%.2f,%.2f,%s\n", who, m.c_str(), ty, n, us, n / us / 1e3, ok ? "ok" : "WRONG");
+  const std::string k = fold() != 3 && std::string(who) == "reprosum" ? "_k" + std::to_string(fold()) : "";
+  printf("%s,%s%s,%s,%zu,%.2f,%.2f,%s\n", who, m.c_str(), k.c_str(), ty, n, us, n / us / 1e3, ok ? "ok" : "WRONG");
   fflush(stdout);
 }
 
@@ -126,24 +138,24 @@ struct Api64 {
   typedef double T;
   static const char* name() { return "f64"; }
   static double tol() { return 1e-9; }
-  static adn_status cpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_segmented_sum_f64(x, o, s, 3, out); }
-  static adn_status gpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_cuda_segmented_sum_f64(x, o, s, 3, out); }
-  static adn_status cpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_sum_rows_f64(x, r, c, st, 3, out); }
-  static adn_status gpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_cuda_sum_rows_f64(x, r, c, st, 3, out); }
-  static adn_status cpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_sum_by_key_f64(x, k, n, nk, 3, out); }
-  static adn_status gpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_cuda_sum_by_key_f64(x, k, n, nk, 3, out); }
+  static adn_status cpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_segmented_sum_f64(x, o, s, fold(), out); }
+  static adn_status gpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_cuda_segmented_sum_f64(x, o, s, fold(), out); }
+  static adn_status cpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_sum_rows_f64(x, r, c, st, fold(), out); }
+  static adn_status gpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_cuda_sum_rows_f64(x, r, c, st, fold(), out); }
+  static adn_status cpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_sum_by_key_f64(x, k, n, nk, fold(), out); }
+  static adn_status gpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_cuda_sum_by_key_f64(x, k, n, nk, fold(), out); }
 };
 
 struct Api32 {
   typedef float T;
   static const char* name() { return "f32"; }
   static double tol() { return 1e-3; }
-  static adn_status cpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_segmented_sum_f32(x, o, s, 3, out); }
-  static adn_status gpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_cuda_segmented_sum_f32(x, o, s, 3, out); }
-  static adn_status cpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_sum_rows_f32(x, r, c, st, 3, out); }
-  static adn_status gpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_cuda_sum_rows_f32(x, r, c, st, 3, out); }
-  static adn_status cpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_sum_by_key_f32(x, k, n, nk, 3, out); }
-  static adn_status gpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_cuda_sum_by_key_f32(x, k, n, nk, 3, out); }
+  static adn_status cpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_segmented_sum_f32(x, o, s, fold(), out); }
+  static adn_status gpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_cuda_segmented_sum_f32(x, o, s, fold(), out); }
+  static adn_status cpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_sum_rows_f32(x, r, c, st, fold(), out); }
+  static adn_status gpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_cuda_sum_rows_f32(x, r, c, st, fold(), out); }
+  static adn_status cpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_sum_by_key_f32(x, k, n, nk, fold(), out); }
+  static adn_status gpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_cuda_sum_by_key_f32(x, k, n, nk, fold(), out); }
 };
 
 template <typename T>
