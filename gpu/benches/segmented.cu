@@ -134,29 +134,22 @@ static void plain_rows_16(const float* x, size_t rows, size_t cols, float* out) 
   plain_rows_vec<float, float4, 4><<<132 * 16, 256>>>(x, rows, cols, cols, out);
 }
 
-struct Api64 {
-  typedef double T;
-  static const char* name() { return "f64"; }
-  static double tol() { return 1e-9; }
-  static adn_status cpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_segmented_sum_f64(x, o, s, fold(), out); }
-  static adn_status gpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_cuda_segmented_sum_f64(x, o, s, fold(), out); }
-  static adn_status cpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_sum_rows_f64(x, r, c, st, fold(), out); }
-  static adn_status gpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_cuda_sum_rows_f64(x, r, c, st, fold(), out); }
-  static adn_status cpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_sum_by_key_f64(x, k, n, nk, fold(), out); }
-  static adn_status gpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_cuda_sum_by_key_f64(x, k, n, nk, fold(), out); }
-};
-
-struct Api32 {
-  typedef float T;
-  static const char* name() { return "f32"; }
-  static double tol() { return 1e-3; }
-  static adn_status cpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_segmented_sum_f32(x, o, s, fold(), out); }
-  static adn_status gpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_cuda_segmented_sum_f32(x, o, s, fold(), out); }
-  static adn_status cpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_sum_rows_f32(x, r, c, st, fold(), out); }
-  static adn_status gpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_cuda_sum_rows_f32(x, r, c, st, fold(), out); }
-  static adn_status cpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_sum_by_key_f32(x, k, n, nk, fold(), out); }
-  static adn_status gpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_cuda_sum_by_key_f32(x, k, n, nk, fold(), out); }
-};
+// The entry points of one type (SUF: f64 or f32), at fold(); TOL: the baselines' relative
+// tolerance against reprosum's result.
+#define SEGMENTED_API(NAME, TYPE, SUF, TOL)                                                                              \
+  struct NAME {                                                                                                          \
+    typedef TYPE T;                                                                                                      \
+    static const char* name() { return #SUF; }                                                                           \
+    static double tol() { return TOL; }                                                                                  \
+    static adn_status cpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_segmented_sum_##SUF(x, o, s, fold(), out); } \
+    static adn_status gpu_seg(const T* x, const size_t* o, size_t s, T* out) { return adn_cuda_segmented_sum_##SUF(x, o, s, fold(), out); } \
+    static adn_status cpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_sum_rows_##SUF(x, r, c, st, fold(), out); } \
+    static adn_status gpu_rows(const T* x, size_t r, size_t c, size_t st, T* out) { return adn_cuda_sum_rows_##SUF(x, r, c, st, fold(), out); } \
+    static adn_status cpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_sum_by_key_##SUF(x, k, n, nk, fold(), out); } \
+    static adn_status gpu_key(const T* x, const int64_t* k, size_t n, size_t nk, T* out) { return adn_cuda_sum_by_key_##SUF(x, k, n, nk, fold(), out); } \
+  };
+SEGMENTED_API(Api64, double, f64, 1e-9)
+SEGMENTED_API(Api32, float, f32, 1e-3)
 
 template <typename T>
 static bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
