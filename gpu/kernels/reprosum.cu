@@ -48,7 +48,8 @@
 //                 The passes above remain for one tile, for the run-time folds, for a block
 //                 whose shared memory does not fit, and for a runtime without it.
 //   rs_seg_prep, rs_seg_list, rs_seg_sum, rs_seg_long, rs_seg_join  the segmented and row
-//                 sums (see their section); rs_rows_short  many short rows, a thread each;
+//                 sums (see their section); rs_seg_dense, rs_seg_dense_join  segments of many
+//                 positions each, in two kernels; rs_rows_short  many short rows, a thread each;
 //                 rs_rows_long  many long rows, a team of threads each.
 //   rs_key_count, rs_u64_scan_*, rs_key_scatter  the keyed sums' counting sort by key,
 //                 before the segmented kernels (see their section).
@@ -1832,6 +1833,18 @@ RS_DEV RsGroups rs_seg_groups_long(const rs_u64* off, rs_u64 nseg, rs_u64 stride
   return G;
 }
 
+// Checks the segment offsets off[0..=nseg] (the first 0, none below the one before, the last
+// n, none longer than cap): err[0] = 1 for a bad offset, err[1] = 1 for a segment past the
+// capacity (both zeroed by the host; only ever set). Grid-stride over the segments: any grid.
+RS_DEV void rs_seg_check(const rs_u64* off, rs_u64 nseg, rs_u64 n, rs_u64 cap, rs_u32* err) {
+  const rs_u64 nthreads = RS_GDIM * (rs_u64)RS_BDIM;
+  for (rs_u64 g = RS_BID * (rs_u64)RS_BDIM + RS_TID; g < nseg; g += nthreads) {
+    const rs_u64 b = off[g], e = off[g + 1];
+    if (e < b || (g == 0 && b != 0) || (g + 1 == nseg && e != n)) err[0] = 1u;
+    if (e >= b && e - b > cap) err[1] = 1u;
+  }
+}
+
 // Checks segment offsets (off non-null: the first 0, none below the one before, the last n,
 // none longer than cap; err[0] = 1 for a bad offset, err[1] = 1 for a segment past the
 // capacity; both zeroed by the host) and writes tile_first[t], the group of position t * tile.
@@ -1840,13 +1853,7 @@ RS_KERNEL void rs_seg_prep(const rs_u64* off, rs_u64 nseg, rs_u64 stride, rs_u64
   const RsGroups G = rs_seg_groups(off, nseg, stride, cols);
   const rs_u64 nthreads = RS_GDIM * (rs_u64)RS_BDIM;
   const rs_u64 gtid = RS_BID * (rs_u64)RS_BDIM + RS_TID;
-  if (off) {
-    for (rs_u64 g = gtid; g < nseg; g += nthreads) {
-      const rs_u64 b = off[g], e = off[g + 1];
-      if (e < b || (g == 0 && b != 0) || (g + 1 == nseg && e != n)) err[0] = 1u;
-      if (e >= b && e - b > cap) err[1] = 1u;
-    }
-  }
+  if (off) rs_seg_check(off, nseg, n, cap, err);
   for (rs_u64 t = gtid; t < ntiles; t += nthreads) tile_first[t] = G.find(t * tile);
 }
 
@@ -2471,6 +2478,238 @@ RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, 
   }
   for (rs_u64 g = RS_BID * (rs_u64)B + tid; g < G.nseg; g += nthreads)
     if (G.begin(g) == G.end_all(g)) out[g] = (T)0;
+}
+
+// ---- Segments of many positions each: two kernels ------------------------------------------
+//
+// Segments whose average length is many tiles (the host's choice) take two kernels instead
+// of five, so that a call pays two launches: rs_seg_dense checks the offsets (as rs_seg_prep
+// does) and adds every group piece by piece, as rs_seg_long adds a block group (per-thread
+// states over 16-byte loads, a block merge for each piece), in chunks cut by a merge path:
+// chunk c takes the diagonals [c D, (c + 1) D) of the walk over the positions and the
+// segments' ends, where an end counts w positions (about a piece's merge), so that no chunk
+// holds many more positions or pieces than another however the lengths are spread. It
+// stores the state of a group within its chunk in slots[g] (whole[g] = 1) and the pieces of
+// a group that crosses chunks in ltails (its first chunk; whole[g] = 0) and lheads (the
+// chunks after); pos[c] is chunk c's first position and first[c] the first group that may
+// meet it (one that begins at or before pos[c]; the one holding it, if any). rs_seg_dense_join takes the verdict (rs_seg_bad: nothing is written when
+// the offsets are bad) and writes every group: from its slot, from its pieces (block-wide, by
+// the chunk where it ends), or +0 when it is empty. The same bits as every other path: a
+// group's sum is the merge of exact states of its values.
+
+// The last index i in [0, n) with pred(j, i), for each of N searches j at once (pred(j, 0)
+// taken as true; pred(j, .) monotone: true, then false), found by the whole block: each round
+// every thread tests one point of each open range, the points spread evenly, and the count of
+// true points narrows the range to the gap after the last true one (a range of L + 1 to at
+// most ceil(L / B) + 1). U: 3 N words of shared memory, the counts of three rounds in turn
+// (one counted, one read, one zeroed for the next), zeroed by rs_block_search_init before
+// the block's first search; r: the block's rounds so far (kept across its searches, so that
+// no barrier is needed between two). Every thread reaches every barrier and gets every
+// result. With a pred that is not monotone (bad offsets) it gives some index in [0, n) in
+// as many rounds. n >= 1.
+template <int N>
+RS_DEV void rs_block_search_init(rs_u32* U) {
+  for (unsigned i = RS_TID; i < 3u * N; i += RS_BDIM) U[i] = 0;
+  RS_SYNC();
+}
+
+template <int N, typename P>
+RS_DEV void rs_block_search(rs_u64 n, const P& pred, rs_u64 (&res)[N], rs_u32* U, unsigned& r) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  rs_u64 lo[N], hi[N];
+  for (int j = 0; j < N; ++j) {
+    lo[j] = 0;
+    hi[j] = n;
+  }
+  for (;; ++r) {
+    bool more = false;
+    for (int j = 0; j < N; ++j) more |= hi[j] > lo[j] + 1;
+    if (!more) break;  // the same for every thread
+    rs_u32* cnt = U + (r % 3) * N;
+    // Zero the next round's counts: the buffer of the round two before this one, which every
+    // thread read before the barrier of the round before, which this thread has passed.
+    for (unsigned i = tid; i < (unsigned)N; i += B) U[((r + 1) % 3) * N + i] = 0;
+    for (int j = 0; j < N; ++j) {
+      // Point t of the L = hi - lo - 1 open ones: lo + 1 + t when L <= B, else
+      // lo + 1 + floor(t L / B).
+      const rs_u64 L = hi[j] > lo[j] + 1 ? hi[j] - lo[j] - 1 : 0;
+      const rs_u64 at = L <= B ? lo[j] + 1 + tid : lo[j] + 1 + (L / B) * tid + ((L % B) * tid) / B;
+      if (L > 0 && (L > B || tid < L) && pred(j, at)) RS_ATOMIC_ADD_U32(&cnt[j], 1u);
+    }
+    RS_SYNC();
+    for (int j = 0; j < N; ++j) {
+      const rs_u64 L = hi[j] > lo[j] + 1 ? hi[j] - lo[j] - 1 : 0;
+      if (L == 0) continue;
+      // At most the points tested (a bound that only a missing barrier could reach).
+      const rs_u64 tested = L <= B ? L : B;
+      const rs_u64 c = cnt[j] < tested ? cnt[j] : tested;
+      if (L <= B) {
+        lo[j] += c;
+        hi[j] = lo[j] + 1;
+      } else {
+        // Points c - 1 (the last true one) and c (the first false one, or hi).
+        if (c < B) hi[j] = lo[j] + 1 + (L / B) * c + ((L % B) * c) / B;
+        if (c > 0) lo[j] = lo[j] + 1 + (L / B) * (c - 1) + ((L % B) * (c - 1)) / B;
+      }
+    }
+  }
+  for (int j = 0; j < N; ++j) res[j] = lo[j];
+}
+
+// The merge path's test: segment i begins at or before diagonal d[j].
+struct RsDensePred {
+  const rs_u64* off;
+  rs_u64 w;
+  const rs_u64 (&d)[2];
+  RS_MEMBER bool operator()(int j, rs_u64 i) const { return off[i] + w * i <= d[j]; }
+};
+
+// Chunk c's diagonals [d[0], d[1]) cut into positions p[0] <= p[1] in [0, span] (the position
+// of diagonal d: min(d - w s, off[s + 1]) for s, the last segment with off[s] + w s <= d), and
+// s[0], the last group that begins at or before p[0] (the first one that may meet the chunk).
+struct RsDenseCut {
+  rs_u64 p[2], s[2];
+};
+
+RS_DEV RsDenseCut rs_dense_cut(const rs_u64* off, rs_u64 nseg, rs_u64 span, rs_u64 w, const rs_u64 (&d)[2],
+                               bool last, rs_u32* U, unsigned& r) {
+  RsDenseCut cut;
+  const RsDensePred pred{off, w, d};
+  rs_block_search<2>(nseg, pred, cut.s, U, r);
+  for (int j = 0; j < 2; ++j) {
+    const rs_u64 ws = w * cut.s[j];
+    const rs_u64 q = d[j] > ws ? d[j] - ws : 0, e = off[cut.s[j] + 1];
+    const rs_u64 p = q < e ? q : e;
+    cut.p[j] = p < span ? p : span;
+  }
+  if (last) cut.p[1] = span;
+  if (cut.p[1] < cut.p[0]) cut.p[1] = cut.p[0];  // bad offsets only
+  return cut;
+}
+
+// rs_seg_dense's adds: chunks c = blockIdx, blockIdx + gridDim, ... of nchunks (any grid).
+// Shared memory: 16 bytes, (2K + 1) blockDim values, then 6 words. Every thread reaches
+// every barrier (the walk over a chunk's groups is the same for all). With bad offsets it
+// stays within x[0..span), off[0..=nseg] and its outputs, and ends: a chunk's walk stops
+// after D / w + 2 groups, more than a chunk meets with good ones (the groups from its first
+// one to the last that begins before its end all begin on its diagonals, at most one within
+// w of another), and its cut takes as many rounds as with good ones.
+template <typename T, int K>
+RS_DEV void rs_seg_dense_body(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 span, rs_u64 w, rs_u64 nchunks,
+                              rs_u64* pos, rs_u64* first, T* slots, rs_u32* whole, T* lheads, T* ltails,
+                              RsFold<K> f) {
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 st = 2 * f.get() + 1;
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+  rs_u32* U = reinterpret_cast<rs_u32*>(S + st * B);
+  const rs_u64 total = span + w * nseg;
+  const rs_u64 D = (total + nchunks - 1) / nchunks;
+  const rs_u64 walk = D / w + 2;
+  unsigned r = 0;
+  rs_block_search_init<2>(U);
+#pragma unroll 1
+  for (rs_u64 c = RS_BID; c < nchunks; c += RS_GDIM) {
+    const rs_u64 d0 = c * D < total ? c * D : total;
+    const rs_u64 d[2] = {d0, c + 1 < nchunks && d0 + D < total ? d0 + D : total};
+    const RsDenseCut cut = rs_dense_cut(off, nseg, span, w, d, c + 1 == nchunks, U, r);
+    const rs_u64 p0 = cut.p[0], p1 = cut.p[1];
+    if (tid == 0) {
+      pos[c] = p0;
+      first[c] = cut.s[0];
+      if (c + 1 == nchunks) pos[nchunks] = span;
+    }
+    rs_u64 g = cut.s[0];
+#pragma unroll 1
+    for (rs_u64 i = 0; i < walk && g < nseg; ++i, ++g) {  // the same for every thread
+      const rs_u64 b = off[g], e = off[g + 1];
+      if (b >= p1) break;
+      const rs_u64 q0 = b > p0 ? b : p0, q1 = e < p1 ? e : p1;
+      if (q0 >= q1) continue;  // empty, or ended before the chunk
+      RsAcc<T, K> a(f);
+      rs_clear(a);
+      rs_block_add_range(a, x + q0, q1 - q0);
+      rs_block_reduce(a, S);
+      // No barrier before the next piece's reduction: rs_block_reduce ends with one, and its
+      // result is in thread 0's registers.
+      if (tid == 0) {
+        if (b >= p0 && e <= p1) {
+          rs_store(slots, g * st, 1, a);
+          whole[g] = 1u;
+        } else {
+          if (b >= p0) whole[g] = 0u;
+          if (b < p0) rs_store(lheads, c * st, 1, a);
+          if (e > p1) rs_store(ltails, c * st, 1, a);
+        }
+      }
+    }
+  }
+}
+
+// rs_seg_dense_join's writes (good offsets): the groups that cross chunks, by the chunk where
+// each ends (grid-stride over the chunks; block-wide for a group of many pieces), then every
+// other group, a thread each (grid-stride). Shared memory: 16 bytes, then (2K + 1) blockDim
+// values.
+template <typename T, int K>
+RS_DEV void rs_seg_dense_join_body(const rs_u64* off, rs_u64 nseg, rs_u64 nchunks, const rs_u64* pos,
+                                   const rs_u64* first, const T* slots, const rs_u32* whole, const T* lheads,
+                                   const T* ltails, T* out, RsFold<K> f) {
+  RS_DYN_SHARED(rs_smem);
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 st = 2 * f.get() + 1;
+  T* S = reinterpret_cast<T*>(rs_smem + 16);
+#pragma unroll 1
+  for (rs_u64 c = RS_BID; c < nchunks; c += RS_GDIM) {
+    const rs_u64 p0 = pos[c], p1 = pos[c + 1], g = first[c];
+    const rs_u64 b = off[g], e = off[g + 1];
+    if (!(b < p0 && p0 < e && e <= p1)) continue;  // the same for every thread
+    // The chunk where g began (c > 0, as p0 > b >= 0): the last one that begins at or before
+    // b (every thread finds the same).
+    rs_u64 lo = 0, hi = c;
+    while (hi - lo > 1) {
+      const rs_u64 mid = lo + (hi - lo) / 2;
+      if (pos[mid] <= b) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    const rs_u64 c0 = lo;
+    RsAcc<T, K> acc(f);
+    if (c - c0 < 4) {  // a few pieces: one thread merges them
+      if (tid == 0) {
+        rs_load(ltails, c0 * st, 1, acc);
+        for (rs_u64 i = c0 + 1; i <= c; ++i) {
+          RsAcc<T, K> o(f);
+          rs_load(lheads, i * st, 1, o);
+          rs_merge_renormed(acc, o);
+        }
+        out[g] = rs_finish(acc);
+      }
+      continue;
+    }
+    rs_clear(acc);
+    for (rs_u64 i = c0 + tid; i <= c; i += B) {
+      RsAcc<T, K> o(f);
+      rs_load(i == c0 ? ltails : lheads, i * st, 1, o);
+      rs_merge_renormed(acc, o);
+    }
+    rs_block_reduce(acc, S);
+    // No barrier before the next chunk's reduction: rs_block_reduce ends with one, and its
+    // result is in thread 0's registers.
+    if (tid == 0) out[g] = rs_finish(acc);
+  }
+  const rs_u64 nthreads = RS_GDIM * (rs_u64)B;
+  for (rs_u64 g = RS_BID * (rs_u64)B + tid; g < nseg; g += nthreads) {
+    const rs_u64 b = off[g], e = off[g + 1];
+    if (b == e) {
+      out[g] = (T)0;
+    } else if (whole[g]) {
+      RsAcc<T, K> a(f);
+      rs_load(slots, g * st, 1, a);
+      out[g] = rs_finish(a);
+    }
+  }
 }
 
 // ---- Segmented cumsums: running sums that start afresh at every segment -----------------
@@ -3754,6 +3993,23 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
     rs_seg_join_body<T, K>(rs_seg_groups_long(off, nseg, stride, cols, lmin, tile_first, ntiles, tile, m), \
                            span, tile_first, ntiles, tile, m, heads, tails, lheads, ltails, out,    \
                            RsFold<K>(fold));                                                        \
+    }                                                                                                 \
+  RS_KERNEL void rs_seg_dense_##TN##_k##KN(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 span,  \
+                                           rs_u64 cap, rs_u64 w, rs_u64 nchunks, rs_u64* pos,       \
+                                           rs_u64* first, T* slots, rs_u32* whole, T* lheads,       \
+                                           T* ltails, rs_u32* err, rs_u64 fold) {                   \
+    rs_seg_check(off, nseg, span, cap, err);                                                        \
+    rs_seg_dense_body<T, K>(x, off, nseg, span, w, nchunks, pos, first, slots, whole, lheads, ltails, \
+                            RsFold<K>(fold));                                                       \
+  }                                                                                                 \
+  RS_KERNEL void rs_seg_dense_join_##TN##_k##KN(const rs_u64* off, rs_u64 nseg, rs_u64 nchunks,      \
+                                                const rs_u64* pos, const rs_u64* first,             \
+                                                const T* slots, const rs_u32* whole,                \
+                                                const T* lheads, const T* ltails, T* out,           \
+                                                const rs_u32* err, rs_u64 fold) {                   \
+    if (rs_seg_bad(err)) return;                                                                    \
+    rs_seg_dense_join_body<T, K>(off, nseg, nchunks, pos, first, slots, whole, lheads, ltails, out, \
+                                 RsFold<K>(fold));                                                  \
   }
 
 // A constant fold: the general kernels and the fixed-window ones (whose per-slot arrays of

@@ -85,15 +85,16 @@ def audit_descriptors(path):
         if (round32, round64, den32, den64) != (0, 0, 3, 3):
             fail(f"{path}: {name}: round modes {round32},{round64}, denormal modes {den32},{den64}")
         n += 1
-    # 12 kernels (sum, tile_reduce, tile_reduce_fixed, tile_prefixes, tile_scan,
-    # tile_scan_fixed, cumsum_lookback, seg_sum, seg_long, seg_join, rows_short, rows_long) x 2
-    # types x 7 folds, 9 run-time-fold kernels (sum, tile_reduce, tile_prefixes, tile_scan,
-    # seg_sum, seg_long, seg_join, rows_short, rows_long) x 2 types, the probe, seg_prep, seg_list, the keyed sums' 6 (key_count, the 3
-    # integer scans, key_scatter x 2 types), the key ranges' 10 (kr_count, kr_plan; kr_part,
-    # kr_part2, kr_acc, kr_merge x 2 types) and the segmented cumsum's 3 run-time-fold kernels
-    # (segcs_reduce, segcs_carry, segcs_scan) x 2 types.
-    if n != 211:
-        fail(f"{path}: {n} kernel descriptors, want 211")
+    # 14 kernels (sum, tile_reduce, tile_reduce_fixed, tile_prefixes, tile_scan,
+    # tile_scan_fixed, cumsum_lookback, seg_sum, seg_long, seg_join, seg_dense, seg_dense_join,
+    # rows_short, rows_long) x 2 types x 7 folds, 11 run-time-fold kernels (sum, tile_reduce,
+    # tile_prefixes, tile_scan, seg_sum, seg_long, seg_join, seg_dense, seg_dense_join,
+    # rows_short, rows_long) x 2 types, the probe, seg_prep, seg_list, the keyed sums' 6
+    # (key_count, the 3 integer scans, key_scatter x 2 types), the key ranges' 10 (kr_count,
+    # kr_plan; kr_part, kr_part2, kr_acc, kr_merge x 2 types) and the segmented cumsum's 3
+    # run-time-fold kernels (segcs_reduce, segcs_carry, segcs_scan) x 2 types.
+    if n != 243:
+        fail(f"{path}: {n} kernel descriptors, want 243")
     return n
 
 

@@ -28,6 +28,8 @@ pub(super) const SEG_LIST_PARAMS: usize = 13;
 pub(super) const SEG_SUM_PARAMS: usize = 17;
 pub(super) const SEG_LONG_PARAMS: usize = 16;
 pub(super) const SEG_JOIN_PARAMS: usize = 17;
+pub(super) const SEG_DENSE_PARAMS: usize = 15;
+pub(super) const SEG_DENSE_JOIN_PARAMS: usize = 12;
 pub(super) const ROWS_SHORT_PARAMS: usize = 6;
 pub(super) const ROWS_LONG_PARAMS: usize = 6;
 
@@ -57,6 +59,20 @@ pub const SEG_LONG_BLOCK_F32: u32 = 64;
 /// pieces in chunks of m tiles of positions, m chosen per call so that the chunks make a
 /// whole number of waves of the blocks the device holds at once (any m >= 1 is correct).
 pub const SEG_LONG_MAX_TILES: u64 = 256;
+
+/// Segments of at least this many positions on average (the span over the number of
+/// segments) take the two kernels of the dense path (`rs_seg_dense`, then
+/// `rs_seg_dense_join`) instead of five: every group added block-wide, piece by piece, in
+/// chunks cut by a merge path over the positions and the segments' ends.
+pub const DENSE_MIN_AVG: u64 = 4096;
+
+/// What a segment's end counts in the dense path's merge path, in positions: about what a
+/// piece's block merge costs beside the adds, so that a chunk of many short segments holds
+/// fewer positions (any value >= 1 is correct).
+pub const DENSE_SEG_COST: u64 = 1024;
+
+/// The fewest positions (with the segments' ends counted) per chunk of the dense path.
+const DENSE_MIN_CHUNK: u64 = 16384;
 
 /// Dynamic shared memory of `rs_seg_long` beside its (2K + 1) values per thread: 16 bytes,
 /// then two copies of 3 words per candidate, m + 1 candidates for chunks of m tiles.
@@ -288,6 +304,10 @@ impl<R: Runtime> Device<R> {
         {
             return Err(GpuError::InvalidPointer("null or misaligned input or output"));
         }
+        if l.off != 0 && l.span / l.nseg >= DENSE_MIN_AVG {
+            // SAFETY: the caller's contract, passed on.
+            return unsafe { self.seg_dense_locked::<T>(&k, ws, x, l, out, fold, stream) };
+        }
         if l.off == 0
             && l.cols <= ROWS_SHORT_MAX_COLS
             && l.nseg >= self.multiprocessors as u64 * ROWS_SHORT_PER_MP
@@ -453,6 +473,113 @@ impl<R: Runtime> Device<R> {
         ]);
         // SAFETY: as above; the pieces were written by the launch before it on the stream.
         unsafe { self.launch(&k.seg_join, jgrid, jblock, jsmem, stream, args) }?;
+        if l.check {
+            // SAFETY: the seg buffer's error words (above); the call synchronises the stream.
+            unsafe { self.verdict_locked(err, stream) }
+        } else {
+            // SAFETY: the caller's stream (or the default one) of this context.
+            unsafe { R::synchronize(stream.0) }
+        }
+    }
+
+    /// The dense path of [`Device::seg_locked`] (segments, `l.off` not 0): `rs_seg_dense`
+    /// checks the offsets and adds every group, then `rs_seg_dense_join` writes them all
+    /// (nothing when the offsets are bad). The stream is synchronised.
+    ///
+    /// # Safety
+    /// As for [`Device::seg_locked`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn seg_dense_locked<T: GpuFloat>(
+        &self,
+        k: &Kernels,
+        ws: &mut Workspace,
+        x: u64,
+        l: Layout,
+        out: u64,
+        fold: usize,
+        stream: Stream,
+    ) -> Result<(), GpuError> {
+        let state = (2 * fold + 1) * T::BYTES;
+        let too_many = || GpuError::InvalidLaunch(format!("{} segments", l.nseg));
+        let default = if T::BYTES == 4 {
+            SEG_LONG_BLOCK_F32
+        } else {
+            SEG_LONG_BLOCK
+        };
+        // Shared memory: 16 bytes, a state per thread, then 6 words (the chunk's cut).
+        let (block, smem) = self.block_for(&k.seg_dense, None, default, state, 16 + 24)?;
+        let per_mp = self.occupancy(&k.seg_dense, block, smem)?.unwrap_or(4).max(1);
+        let total = l
+            .nseg
+            .checked_mul(DENSE_SEG_COST)
+            .and_then(|t| t.checked_add(l.span))
+            .ok_or_else(too_many)?;
+        // One wave of the blocks the device holds at once: the merge path gives each as much.
+        let nchunks = total
+            .div_ceil(DENSE_MIN_CHUNK)
+            .clamp(1, self.multiprocessors as u64 * per_mp as u64);
+        let nseg = usize::try_from(l.nseg).map_err(|_| too_many())?;
+        let nc = nchunks as usize;
+        // The error words; pos, first (u64); slots, lheads, ltails (states); whole (u32).
+        let bytes = nseg
+            .checked_mul(state + 4)
+            .and_then(|b| b.checked_add(16 + 8 * (2 * nc + 1) + 2 * state * nc))
+            .ok_or_else(too_many)?;
+        ws.seg.ensure::<R>(bytes)?;
+        let err = ws.seg.ptr;
+        let pos = err + 16;
+        let first = pos + 8 * (nchunks + 1);
+        let slots = first + 8 * nchunks;
+        let lheads = slots + (state * nseg) as u64;
+        let ltails = lheads + (state * nc) as u64;
+        let whole = ltails + (state * nc) as u64;
+        // SAFETY: the workspace's seg buffer holds the error words (above).
+        unsafe { R::memset(err, 0, 16, stream.0) }?;
+        let args: Args<SEG_DENSE_PARAMS> = Args([
+            x,
+            l.off,
+            l.nseg,
+            l.span,
+            T::CAPACITY,
+            DENSE_SEG_COST,
+            nchunks,
+            pos,
+            first,
+            slots,
+            whole,
+            lheads,
+            ltails,
+            err,
+            fold as u64,
+        ]);
+        // SAFETY: the kernel reads `span` values at x and the offsets (the caller's
+        // contract), and writes the error words and the pieces (allocated above).
+        unsafe { self.launch(&k.seg_dense, nchunks as u32, block, smem, stream, args) }?;
+        let (jblock, jsmem) = self.block_for(&k.seg_dense_join, None, SEG_BLOCK, state, 16)?;
+        let jgrid = l
+            .nseg
+            .div_ceil(jblock as u64)
+            .max(nchunks)
+            .clamp(1, self.multiprocessors as u64 * 8) as u32;
+        // The verdict to read (0: the host checked the offsets).
+        let verdict = if l.check { err } else { 0 };
+        let args: Args<SEG_DENSE_JOIN_PARAMS> = Args([
+            l.off,
+            l.nseg,
+            nchunks,
+            pos,
+            first,
+            slots,
+            whole,
+            lheads,
+            ltails,
+            out,
+            verdict,
+            fold as u64,
+        ]);
+        // SAFETY: as above; the pieces were written by the launch before it on the stream,
+        // and the kernel writes `nseg` values at out (the caller's).
+        unsafe { self.launch(&k.seg_dense_join, jgrid, jblock, jsmem, stream, args) }?;
         if l.check {
             // SAFETY: the seg buffer's error words (above); the call synchronises the stream.
             unsafe { self.verdict_locked(err, stream) }

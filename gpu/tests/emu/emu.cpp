@@ -792,6 +792,42 @@ static bool seg_kernels(const SegCase& c, const T* x, unsigned block, int fold_a
   return !g_engine_error;
 }
 
+// The dense path of segments (the hosts take it for segments of many positions on average;
+// any layout is correct), as the hosts run it: rs_seg_dense (the offsets' check, then the
+// adds) over chunks of the merge path, with a segment's end counting w positions and chunks
+// of about eight vectors per thread, half a tile (so that groups cross many chunks, and some joins are
+// block-wide), on a grid of 3 blocks (grid-stride over the chunks), then rs_seg_dense_join on a
+// small grid. `out` gets the groups' sums; false (and a message) when the check reports good
+// offsets bad or the engine fails.
+template <typename T, int K>
+static bool seg_dense_kernels(const SegCase& c, const T* x, unsigned block, int fold_arg, std::vector<T>& out) {
+  typedef typename RsF<T>::U U;
+  const RsFold<K> fold(fold_arg);
+  const unsigned long long st = 2 * fold.get() + 1;
+  const T junk = rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull);
+  const unsigned long long w = 1 + (block % 7) * 5;
+  const unsigned long long total = c.span + w * c.nseg;
+  const unsigned long long nchunks = (total + 8 * block * RsF<T>::VEC + w - 1) / (8 * block * RsF<T>::VEC + w);
+  std::vector<rs_u64> pos(nchunks + 1, 0xA5A5A5A5A5A5A5A5ull), first(nchunks, 0xA5A5A5A5A5A5A5A5ull);
+  std::vector<T> slots(c.nseg * st, junk), lheads(nchunks * st, junk), ltails(lheads);
+  std::vector<rs_u32> whole(c.nseg, 0xA5A5A5A5u);
+  unsigned err[2] = {0, 0};
+  const unsigned long long cap = sizeof(T) == 8 ? 2048ull * ((1ull << 52) - 1) : 512ull * ((1ull << 23) - 1);
+  const unsigned grid = nchunks > 3 ? 3u : 1u;
+  g_engine_error = false;
+  launch(grid, block, 16 + sizeof(T) * st * block + 24, [&] {
+    rs_seg_check(c.off.data(), c.nseg, c.span, cap, err);
+    rs_seg_dense_body<T, K>(x, c.off.data(), c.nseg, c.span, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lheads.data(), ltails.data(), fold);
+  });
+  if (err[0] || err[1]) {
+    if (!g_quiet) printf("FAIL seg %s (dense): good offsets reported bad (%u, %u)\n", c.name.c_str(), err[0], err[1]);
+    return false;
+  }
+  out.assign(c.nseg, junk);
+  launch(3, block, 16 + sizeof(T) * st * block, [&] { rs_seg_dense_join_body<T, K>(c.off.data(), c.nseg, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lheads.data(), ltails.data(), out.data(), fold); });
+  return !g_engine_error;
+}
+
 template <typename T, int K>
 static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned block, int fold_arg) {
   const RsFold<K> fold(fold_arg);
@@ -807,7 +843,14 @@ static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned blo
   // Rows also through rs_rows_short and rs_rows_long (the hosts take them for many short
   // rows and many long ones; any length is correct), one thread per row and one team per
   // row, on grids of fewer threads or teams than rows (grid-stride).
-  std::vector<T> alone, teams;
+  std::vector<T> alone, teams, dense;
+  if (!c.off.empty()) {
+    // Aligned only: the pieces' adds are rs_seg_long's (rs_block_add_range), whose values
+    // before a 16-byte boundary the misaligned runs above check. Not the layout of thousands
+    // of one-value segments: a block merge for each (the dense path's cost per group, which
+    // the mixed layouts reach too) would take most of the run.
+    if (c.nseg <= 1000) ok = seg_dense_kernels<T, K>(c, x.data(), block, fold_arg, dense) && ok;
+  }
   if (c.off.empty()) {
     typedef typename RsF<T>::U U;
     alone.assign(c.nseg, rs_from_bits((U)0xA5A5A5A5A5A5A5A5ull));
@@ -823,10 +866,13 @@ static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned blo
     rs_clear(a);
     for (unsigned long long p = G.begin(g); p < G.end_all(g); ++p) rs_add_one(a, x[p]);
     const T want = rs_finish(a);
-    for (int form = 0; form < (alone.empty() ? 2 : 4); ++form) {
-      const T got = form == 3 ? teams[g] : form == 2 ? alone[g] : form ? mout[g] : out[g];
+    const std::vector<T>* forms[4] = {&out, &mout, alone.empty() ? &dense : &alone, &teams};
+    const int nforms = !alone.empty() ? 4 : dense.empty() ? 2 : 3;
+    const char* names[4] = {"", " (misaligned)", alone.empty() ? " (dense)" : " (rs_rows_short)", " (rs_rows_long)"};
+    for (int form = 0; form < nforms; ++form) {
+      const T got = (*forms[form])[g];
       if (rs_bits(got) != rs_bits(want)) {
-        if (!g_quiet) printf("FAIL seg %s%s %s k%d block %u group %llu [%llu, %llu): got %llx want %llx\n", c.name.c_str(), form == 3 ? " (rs_rows_long)" : form == 2 ? " (rs_rows_short)" : form ? " (misaligned)" : "", sizeof(T) == 8 ? "f64" : "f32", k, block, g, G.begin(g), G.end_all(g),
+        if (!g_quiet) printf("FAIL seg %s%s %s k%d block %u group %llu [%llu, %llu): got %llx want %llx\n", c.name.c_str(), names[form], sizeof(T) == 8 ? "f64" : "f32", k, block, g, G.begin(g), G.end_all(g),
                              (unsigned long long)rs_bits(got), (unsigned long long)rs_bits(want));
         ok = false;
       }
@@ -878,6 +924,21 @@ static bool run_seg_bad(unsigned block) {
     }
     if (good && b.want >= 0 && !seg_kernels_after_bad(b.off, b.n, err, block)) {
       if (!g_quiet) printf("FAIL seg: a kernel after rs_seg_prep wrote with bad offsets (%llu segments, block %u)\n", nseg, block);
+      ok = false;
+    }
+    // The dense path: rs_seg_dense gives the same verdict (its adds stay within the values,
+    // x[0..n) here with one more at the end) and rs_seg_dense_join then writes nothing.
+    unsigned derr[2] = {0, 0};
+    const unsigned long long w = 1 + block % 4, nchunks = 3;
+    std::vector<double> x(b.n + 1, 1.0), slots(nseg * 7), lh(nchunks * 7), lt(lh), out(nseg, -7.0);
+    std::vector<rs_u64> pos(nchunks + 1), first(nchunks);
+    std::vector<rs_u32> whole(nseg);
+    launch(2, block, 16 + 8 * 7 * block + 24, [&] { rs_seg_dense_f64_k3(x.data(), b.off.data(), nseg, b.n, b.cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), derr, 3); });
+    launch(2, block, 16 + 8 * 7 * block, [&] { rs_seg_dense_join_f64_k3(b.off.data(), nseg, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), out.data(), derr, 3); });
+    bool dgood = (derr[0] == err[0] && derr[1] == err[1]) && !g_engine_error;
+    for (double v : out) dgood = dgood && (b.want < 0 ? true : rs_bits(v) == rs_bits(-7.0));
+    if (!dgood) {
+      if (!g_quiet) printf("FAIL seg dense: offsets case with %llu segments: err (%u, %u) against rs_seg_prep's (%u, %u), or written with bad offsets (block %u)\n", nseg, derr[0], derr[1], err[0], err[1], block);
       ok = false;
     }
   }

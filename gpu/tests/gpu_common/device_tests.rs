@@ -204,6 +204,8 @@ fn segmented_sums_on_the_device() {
     gpu_common::segmented::segmented_checks::<f32>(&dev, &[3, 6, 21], &mut t);
     gpu_common::segmented::long_checks::<f64>(&dev, &mut t);
     gpu_common::segmented::long_checks::<f32>(&dev, &mut t);
+    gpu_common::segmented::dense_checks::<f64>(&dev, &mut t);
+    gpu_common::segmented::dense_checks::<f32>(&dev, &mut t);
     println!("segmented sums: {} checks passed, {} failed", t.pass, t.fail);
     assert_eq!(t.fail, 0);
 }

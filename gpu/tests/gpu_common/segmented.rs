@@ -365,6 +365,136 @@ pub fn long_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
     }
 }
 
+/// The dense path (segments of at least [`DENSE_MIN_AVG`] positions on average: two kernels,
+/// chunks cut by a merge path over positions and segment ends) against the core, at folds 2,
+/// 3 and the type's largest: every layout here must take it, and the same long segments with
+/// tiny ones among them (a smaller average) must not, so that both paths add them. Device
+/// buffers with host offsets, and device offsets through the pointer form (the check on the
+/// device); bad device offsets whose average takes the dense path are refused with the
+/// output untouched.
+pub fn dense_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
+    let mut rng = Rng(0x5EED_0000_0000_00D5 ^ T::BYTES as u64);
+    let mut skewed = vec![0usize, 0, 1_000_000];
+    skewed.extend((0..120).map(|_| rng.below(4) as usize));
+    skewed.extend([0, 250_000, 0]);
+    let mut many = Vec::new();
+    while many.iter().sum::<usize>() < 4_000_000 {
+        many.push(5_000 + rng.below(10_001) as usize);
+    }
+    let mut mixed = many.clone();
+    for i in (0..mixed.len()).step_by(7) {
+        mixed[i] = rng.below(3) as usize;
+    }
+    let longs = vec![
+        70_001usize,
+        3,
+        0,
+        40_000,
+        2049,
+        131_073,
+        1,
+        65_537,
+        9000,
+        0,
+        33_000,
+    ];
+    let mut longs_tiny = longs.clone();
+    longs_tiny.extend((0..200).map(|_| rng.below(4) as usize));
+    let max = <T as reprosum_core::Float>::MAX_FOLD;
+    for (name, lens, dense) in [
+        (
+            "one huge segment, tiny ones after it, empties at both ends",
+            skewed,
+            true,
+        ),
+        ("4e6 values in segments of 5000 to 15000", many, true),
+        (
+            "the same with every seventh segment of 0 to 2 values",
+            mixed,
+            true,
+        ),
+        ("long segments", longs, true),
+        ("long segments among 200 tiny ones", longs_tiny, false),
+    ] {
+        let off = offsets_of(&lens);
+        let n = *off.last().unwrap();
+        let avg = n as u64 / lens.len() as u64;
+        t.check((avg >= reprosum_gpu::device::DENSE_MIN_AVG) == dense, || {
+            format!(
+                "dense path {} {name}: average {avg} (the dense path from {}) must {}take it",
+                T::NAME,
+                reprosum_gpu::device::DENSE_MIN_AVG,
+                if dense { "" } else { "not " }
+            )
+        });
+        let xs = values::<T>(&mut rng, n, true);
+        let xd = DeviceBuffer::<T>::from_host(dev, &xs).unwrap();
+        let offd: Vec<u64> = off.iter().map(|&o| o as u64).collect();
+        let offb = DeviceBuffer::<u64>::from_host(dev, &offd).unwrap();
+        for fold in [2, 3, max] {
+            let want: Vec<T> = (0..lens.len())
+                .map(|i| reference(&xs[off[i]..off[i + 1]], fold))
+                .collect();
+            let same = |got: &[T]| got.iter().zip(&want).all(|(g, w)| g.bits() == w.bits());
+            let mut outd = DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); lens.len()]).unwrap();
+            let r = dev.segmented_sum(&xd, &off, &mut outd, fold);
+            t.check(r.is_ok() && same(&outd.to_host().unwrap()), || {
+                format!("dense path {} {name} fold {fold} (buffers): {r:?}", T::NAME)
+            });
+            outd.fill_bytes(0xA5).unwrap();
+            // SAFETY: the buffers hold n values, nseg + 1 offsets and nseg sums on the device.
+            let r = unsafe {
+                gpu::segmented_sum_ptr::<T>(
+                    xd.device_ptr() as *const T,
+                    offb.device_ptr() as *const usize,
+                    lens.len(),
+                    fold,
+                    outd.device_ptr() as *mut T,
+                    std::ptr::null_mut(),
+                )
+            };
+            t.check(r.is_ok() && same(&outd.to_host().unwrap()), || {
+                format!(
+                    "dense path {} {name} fold {fold} (device offsets): {r:?}",
+                    T::NAME
+                )
+            });
+        }
+    }
+    // Bad device offsets of a large average: the first kernel's check refuses them.
+    let xs = vec![T::of(1.0); 20_000];
+    let xd = DeviceBuffer::<T>::from_host(dev, &xs).unwrap();
+    for off in [
+        vec![0u64, 9_000, 5_000, 20_000],
+        vec![0, 20_000, 0, 20_000],
+        vec![7, 20_000],
+    ] {
+        let nseg = off.len() - 1;
+        let offb = DeviceBuffer::<u64>::from_host(dev, &off).unwrap();
+        let outd = DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); nseg]).unwrap();
+        // SAFETY: the offsets stay within the 20000 values (the last is 20000).
+        let r = unsafe {
+            gpu::segmented_sum_ptr::<T>(
+                xd.device_ptr() as *const T,
+                offb.device_ptr() as *const usize,
+                nseg,
+                3,
+                outd.device_ptr() as *mut T,
+                std::ptr::null_mut(),
+            )
+        };
+        let untouched = outd
+            .to_host()
+            .unwrap()
+            .iter()
+            .all(|x| x.bits() == poison::<T>().bits());
+        t.check(
+            r.as_ref().err() == Some(&GpuError::Core(reprosum_core::Error::InvalidOffsets)) && untouched,
+            || format!("dense path {} bad device offsets {off:?}: {r:?}", T::NAME),
+        );
+    }
+}
+
 /// Row sums: dense, padded (a gap after each row), wide, narrow, empty rows.
 fn rows_checks<T: GpuFloat + StartFloat>(dev: &Device, folds: &[usize], rng: &mut Rng, t: &mut Tally) {
     for (rows, cols, stride) in [
