@@ -2500,8 +2500,8 @@ RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, 
 // The last index i in [0, n) with pred(j, i), for each of N searches j at once (pred(j, 0)
 // taken as true; pred(j, .) monotone: true, then false), found by the whole block: each round
 // every thread tests one point of each open range, the points spread evenly, and the count of
-// true points narrows the range to the gap after the last true one (a range of L + 1 to at
-// most ceil(L / B) + 1). U: 3 N words of shared memory, the counts of three rounds in turn
+// true points narrows the range to the gap after the last true one (points a power of two
+// apart: a range of L + 1 to at most 2 L / (B + 1) + 1). U: 3 N words of shared memory, the counts of three rounds in turn
 // (one counted, one read, one zeroed for the next), zeroed by rs_block_search_init before
 // the block's first search; r: the block's rounds so far (kept across its searches, so that
 // no barrier is needed between two). Every thread reaches every barrier and gets every
@@ -2529,28 +2529,26 @@ RS_DEV void rs_block_search(rs_u64 n, const P& pred, rs_u64 (&res)[N], rs_u32* U
     // Zero the next round's counts: the buffer of the round two before this one, which every
     // thread read before the barrier of the round before, which this thread has passed.
     for (unsigned i = tid; i < (unsigned)N; i += B) U[((r + 1) % 3) * N + i] = 0;
+    rs_u64 step[N];
     for (int j = 0; j < N; ++j) {
-      // Point t of the L = hi - lo - 1 open ones: lo + 1 + t when L <= B, else
-      // lo + 1 + floor(t L / B).
+      // Points lo + (t + 1) step below hi, step the least power of two with B + 1 steps past
+      // the range (shifts only: no 64-bit division; halves for a block of one thread).
       const rs_u64 L = hi[j] > lo[j] + 1 ? hi[j] - lo[j] - 1 : 0;
-      const rs_u64 at = L <= B ? lo[j] + 1 + tid : lo[j] + 1 + (L / B) * tid + ((L % B) * tid) / B;
-      if (L > 0 && (L > B || tid < L) && pred(j, at)) RS_ATOMIC_ADD_U32(&cnt[j], 1u);
+      step[j] = 1;
+      while (step[j] * (B + 1) <= L) step[j] <<= 1;
+      const rs_u64 at = lo[j] + step[j] * (tid + 1);
+      if (L > 0 && at < hi[j] && pred(j, at)) RS_ATOMIC_ADD_U32(&cnt[j], 1u);
     }
     RS_SYNC();
     for (int j = 0; j < N; ++j) {
-      const rs_u64 L = hi[j] > lo[j] + 1 ? hi[j] - lo[j] - 1 : 0;
-      if (L == 0) continue;
-      // At most the points tested (a bound that only a missing barrier could reach).
-      const rs_u64 tested = L <= B ? L : B;
-      const rs_u64 c = cnt[j] < tested ? cnt[j] : tested;
-      if (L <= B) {
-        lo[j] += c;
-        hi[j] = lo[j] + 1;
-      } else {
-        // Points c - 1 (the last true one) and c (the first false one, or hi).
-        if (c < B) hi[j] = lo[j] + 1 + (L / B) * c + ((L % B) * c) / B;
-        if (c > 0) lo[j] = lo[j] + 1 + (L / B) * (c - 1) + ((L % B) * (c - 1)) / B;
-      }
+      if (hi[j] <= lo[j] + 1) continue;
+      // The last true point (c - 1) and the first false one (c, or hi); at most the points
+      // tested (a bound that only a missing barrier could reach).
+      const rs_u64 c = cnt[j] < B ? cnt[j] : B;
+      const rs_u64 z = lo[j] + step[j] * (c + 1);
+      lo[j] += step[j] * c;
+      if (z < hi[j]) hi[j] = z;
+      if (hi[j] <= lo[j]) hi[j] = lo[j] + 1;
     }
   }
   for (int j = 0; j < N; ++j) res[j] = lo[j];
@@ -2589,15 +2587,17 @@ RS_DEV RsDenseCut rs_dense_cut(const rs_u64* off, rs_u64 nseg, rs_u64 span, rs_u
 
 // rs_seg_dense's adds: chunks c = blockIdx, blockIdx + gridDim, ... of nchunks (any grid).
 // Shared memory: 16 bytes, (2K + 1) blockDim values, then 6 words. Every thread reaches
-// every barrier (the walk over a chunk's groups is the same for all). With bad offsets it
-// stays within x[0..span), off[0..=nseg] and its outputs, and ends: a chunk's walk stops
+// every barrier (the walk over a chunk's groups is the same for all). A value is read only
+// within a segment whose own offsets are in order and at most cap apart (so none of a
+// segment past the capacity, as the other paths). With bad offsets it stays within
+// x[0..span), off[0..=nseg] and its outputs, and ends: a chunk's walk stops
 // after D / w + 2 groups, more than a chunk meets with good ones (the groups from its first
 // one to the last that begins before its end all begin on its diagonals, at most one within
 // w of another), and its cut takes as many rounds as with good ones.
 template <typename T, int K>
-RS_DEV void rs_seg_dense_body(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 span, rs_u64 w, rs_u64 nchunks,
-                              rs_u64* pos, rs_u64* first, T* slots, rs_u32* whole, T* lheads, T* ltails,
-                              RsFold<K> f) {
+RS_DEV void rs_seg_dense_body(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 span, rs_u64 cap, rs_u64 w,
+                              rs_u64 nchunks, rs_u64* pos, rs_u64* first, T* slots, rs_u32* whole, T* lheads,
+                              T* ltails, RsFold<K> f) {
   RS_DYN_SHARED(rs_smem);
   const unsigned tid = RS_TID, B = RS_BDIM;
   const rs_u64 st = 2 * f.get() + 1;
@@ -2625,7 +2625,9 @@ RS_DEV void rs_seg_dense_body(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64
       const rs_u64 b = off[g], e = off[g + 1];
       if (b >= p1) break;
       const rs_u64 q0 = b > p0 ? b : p0, q1 = e < p1 ? e : p1;
-      if (q0 >= q1) continue;  // empty, or ended before the chunk
+      // Empty, ended before the chunk, or bad (decreasing, or past the capacity: the check
+      // refuses the call, and a segment past the capacity is never read).
+      if (q0 >= q1 || e - b > cap) continue;
       RsAcc<T, K> a(f);
       rs_clear(a);
       rs_block_add_range(a, x + q0, q1 - q0);
@@ -3994,13 +3996,13 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                            span, tile_first, ntiles, tile, m, heads, tails, lheads, ltails, out,    \
                            RsFold<K>(fold));                                                        \
     }                                                                                                 \
-  RS_KERNEL void rs_seg_dense_##TN##_k##KN(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 span,  \
+  RS_KERNEL void RS_DENSE_BOUNDS_##TN##_##KN rs_seg_dense_##TN##_k##KN(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 span,  \
                                            rs_u64 cap, rs_u64 w, rs_u64 nchunks, rs_u64* pos,       \
                                            rs_u64* first, T* slots, rs_u32* whole, T* lheads,       \
                                            T* ltails, rs_u32* err, rs_u64 fold) {                   \
     rs_seg_check(off, nseg, span, cap, err);                                                        \
-    rs_seg_dense_body<T, K>(x, off, nseg, span, w, nchunks, pos, first, slots, whole, lheads, ltails, \
-                            RsFold<K>(fold));                                                       \
+    rs_seg_dense_body<T, K>(x, off, nseg, span, cap, w, nchunks, pos, first, slots, whole, lheads,   \
+                            ltails, RsFold<K>(fold));                                               \
   }                                                                                                 \
   RS_KERNEL void rs_seg_dense_join_##TN##_k##KN(const rs_u64* off, rs_u64 nseg, rs_u64 nchunks,      \
                                                 const rs_u64* pos, const rs_u64* first,             \
@@ -4063,6 +4065,27 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
 #define RS_SUM_BOUNDS_f32_7 RS_BOUNDS(256, 3)
 #define RS_SUM_BOUNDS_f32_8 RS_BOUNDS(256, 3)
 #define RS_SUM_BOUNDS_f32_n
+
+// The dense path's first kernel's launch bounds (CUDA): blocks of at most 64 threads (the
+// host's), 14 of them a multiprocessor (at most 72 registers, as rs_seg_long's), where that
+// spills at most 36 bytes (sm_90): without bounds f32 folds 2 to 5 took 79 to 94 registers and
+// f64 folds 2 and 3 75 (12 blocks of 64 threads at most). The others have no bounds.
+#define RS_DENSE_BOUNDS_f64_2 RS_BOUNDS(64, 14)
+#define RS_DENSE_BOUNDS_f64_3 RS_BOUNDS(64, 14)
+#define RS_DENSE_BOUNDS_f64_4
+#define RS_DENSE_BOUNDS_f64_5
+#define RS_DENSE_BOUNDS_f64_6
+#define RS_DENSE_BOUNDS_f64_7
+#define RS_DENSE_BOUNDS_f64_8
+#define RS_DENSE_BOUNDS_f64_n
+#define RS_DENSE_BOUNDS_f32_2 RS_BOUNDS(64, 14)
+#define RS_DENSE_BOUNDS_f32_3 RS_BOUNDS(64, 14)
+#define RS_DENSE_BOUNDS_f32_4 RS_BOUNDS(64, 14)
+#define RS_DENSE_BOUNDS_f32_5 RS_BOUNDS(64, 14)
+#define RS_DENSE_BOUNDS_f32_6
+#define RS_DENSE_BOUNDS_f32_7
+#define RS_DENSE_BOUNDS_f32_8
+#define RS_DENSE_BOUNDS_f32_n
 
 // The folds of the tuned kernels; the larger ones (to the format's largest, f64 52 and f32
 // 21) run on the run-time-fold kernels, built once per type (no fixed-window kernels: the

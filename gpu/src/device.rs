@@ -2631,10 +2631,12 @@ mod tests {
     use super::*;
     use crate::source::KERNELS;
 
-    /// The kernel source with the sum's launch bounds (`void RS_SUM_BOUNDS_##TN##_##KN rs_sum_...`)
-    /// left out, so that every kernel reads `RS_KERNEL void NAME...(`.
+    /// The kernel source with the sum's and the dense path's launch bounds
+    /// (`void RS_SUM_BOUNDS_##TN##_##KN rs_sum_...`) left out, so that every kernel reads `RS_KERNEL void NAME...(`.
     fn source() -> String {
-        KERNELS.replace("RS_KERNEL void RS_SUM_BOUNDS_##TN##_##KN ", "RS_KERNEL void ")
+        KERNELS
+            .replace("RS_KERNEL void RS_SUM_BOUNDS_##TN##_##KN ", "RS_KERNEL void ")
+            .replace("RS_KERNEL void RS_DENSE_BOUNDS_##TN##_##KN ", "RS_KERNEL void ")
     }
 
     /// The parameter count of each `RS_KERNEL void NAME...(...)` in the kernel source.

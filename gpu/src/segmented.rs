@@ -19,6 +19,14 @@
 //! the device and do nothing when it says the offsets are bad, so bad offsets leave every
 //! output untouched wherever they live (the call reads the verdict back once, with the
 //! results, instead of waiting for it between the launches).
+//!
+//! Segments of at least [`DENSE_MIN_AVG`] positions on average take two kernels instead:
+//! `rs_seg_dense` checks the offsets and adds every group piece by piece, block-wide, in
+//! chunks cut by a merge path over the positions and the segments' ends (so that no chunk
+//! holds many more positions or segments than another, however the lengths are spread),
+//! keeping each group's state or pieces in the workspace; `rs_seg_dense_join` takes the
+//! verdict and writes every group (nothing when the offsets are bad). A call of long
+//! segments then pays two launches, not five.
 
 use super::*;
 
@@ -63,8 +71,12 @@ pub const SEG_LONG_MAX_TILES: u64 = 256;
 /// Segments of at least this many positions on average (the span over the number of
 /// segments) take the two kernels of the dense path (`rs_seg_dense`, then
 /// `rs_seg_dense_join`) instead of five: every group added block-wide, piece by piece, in
-/// chunks cut by a merge path over the positions and the segments' ends.
-pub const DENSE_MIN_AVG: u64 = 4096;
+/// chunks cut by a merge path over the positions and the segments' ends. Measured on an H100
+/// (docs/PERFORMANCE.md, 2026-12-07 07:29): the dense path was faster at every average tried,
+/// 500 to 1e4 values (1.5x at 500 for f32, 1.8x for f64; 2.4x and 2.3x at 1000), and a fit of
+/// its times (per value and per segment) puts its break-even with the five kernels near 256;
+/// 448 keeps a margin (any value is correct).
+pub const DENSE_MIN_AVG: u64 = 448;
 
 /// What a segment's end counts in the dense path's merge path, in positions: about what a
 /// piece's block merge costs beside the adds, so that a chunk of many short segments holds

@@ -817,7 +817,7 @@ static bool seg_dense_kernels(const SegCase& c, const T* x, unsigned block, int 
   g_engine_error = false;
   launch(grid, block, 16 + sizeof(T) * st * block + 24, [&] {
     rs_seg_check(c.off.data(), c.nseg, c.span, cap, err);
-    rs_seg_dense_body<T, K>(x, c.off.data(), c.nseg, c.span, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lheads.data(), ltails.data(), fold);
+    rs_seg_dense_body<T, K>(x, c.off.data(), c.nseg, c.span, cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lheads.data(), ltails.data(), fold);
   });
   if (err[0] || err[1]) {
     if (!g_quiet) printf("FAIL seg %s (dense): good offsets reported bad (%u, %u)\n", c.name.c_str(), err[0], err[1]);

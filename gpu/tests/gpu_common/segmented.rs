@@ -398,8 +398,10 @@ pub fn dense_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
         0,
         33_000,
     ];
+    // Tiny ones enough to bring the average below half the dense path's bound.
+    let tiny = 2 * longs.iter().sum::<usize>() / reprosum_gpu::device::DENSE_MIN_AVG as usize;
     let mut longs_tiny = longs.clone();
-    longs_tiny.extend((0..200).map(|_| rng.below(4) as usize));
+    longs_tiny.extend((0..tiny).map(|_| rng.below(4) as usize));
     let max = <T as reprosum_core::Float>::MAX_FOLD;
     for (name, lens, dense) in [
         (
@@ -414,7 +416,7 @@ pub fn dense_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
             true,
         ),
         ("long segments", longs, true),
-        ("long segments among 200 tiny ones", longs_tiny, false),
+        ("long segments among tiny ones", longs_tiny, false),
     ] {
         let off = offsets_of(&lens);
         let n = *off.last().unwrap();
