@@ -485,13 +485,8 @@ impl<R: Runtime> Device<R> {
         ]);
         // SAFETY: as above; the pieces were written by the launch before it on the stream.
         unsafe { self.launch(&k.seg_join, jgrid, jblock, jsmem, stream, args) }?;
-        if l.check {
-            // SAFETY: the seg buffer's error words (above); the call synchronises the stream.
-            unsafe { self.verdict_locked(err, stream) }
-        } else {
-            // SAFETY: the caller's stream (or the default one) of this context.
-            unsafe { R::synchronize(stream.0) }
-        }
+        // SAFETY: the seg buffer's error words (above), on the caller's stream.
+        unsafe { self.end_locked(&l, err, stream) }
     }
 
     /// The dense path of [`Device::seg_locked`] (segments, `l.off` not 0): `rs_seg_dense`
@@ -592,13 +587,8 @@ impl<R: Runtime> Device<R> {
         // SAFETY: as above; the pieces were written by the launch before it on the stream,
         // and the kernel writes `nseg` values at out (the caller's).
         unsafe { self.launch(&k.seg_dense_join, jgrid, jblock, jsmem, stream, args) }?;
-        if l.check {
-            // SAFETY: the seg buffer's error words (above); the call synchronises the stream.
-            unsafe { self.verdict_locked(err, stream) }
-        } else {
-            // SAFETY: the caller's stream (or the default one) of this context.
-            unsafe { R::synchronize(stream.0) }
-        }
+        // SAFETY: the seg buffer's error words (above), on the caller's stream.
+        unsafe { self.end_locked(&l, err, stream) }
     }
 
     /// The tiles of `rs_seg_sum` for `span` positions: its block and shared memory (`launch`'s
@@ -716,6 +706,23 @@ impl<R: Runtime> Device<R> {
         // words and `ntiles` tile numbers (the caller's).
         unsafe { self.launch(&self.seg_prep, prep_grid, 256, 0, stream, args) }?;
         Ok(())
+    }
+
+    /// The end of a segmented sum's call: the offsets' verdict at `err` read back when the
+    /// device checked them (`l.check`, see [`Device::verdict_locked`]), else the stream
+    /// synchronised.
+    ///
+    /// # Safety
+    /// As for [`Device::verdict_locked`]; `stream` is the caller's stream (or the default one)
+    /// of this context.
+    unsafe fn end_locked(&self, l: &Layout, err: u64, stream: Stream) -> Result<(), GpuError> {
+        if l.check {
+            // SAFETY: the caller's contract; the call synchronises the stream.
+            unsafe { self.verdict_locked(err, stream) }
+        } else {
+            // SAFETY: the caller's stream (or the default one) of this context.
+            unsafe { R::synchronize(stream.0) }
+        }
     }
 
     /// The offsets' verdict that `rs_seg_prep` wrote at `err`, read back once the stream has
