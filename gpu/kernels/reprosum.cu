@@ -2490,12 +2490,15 @@ RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, 
 // segments' ends, where an end counts w positions (about a piece's merge), so that no chunk
 // holds many more positions or pieces than another however the lengths are spread. It
 // stores the state of a group within its chunk in slots[g] (whole[g] = 1) and the pieces of
-// a group that crosses chunks in ltails (its first chunk; whole[g] = 0) and lheads (the
-// chunks after); pos[c] is chunk c's first position and first[c] the first group that may
-// meet it (one that begins at or before pos[c]; the one holding it, if any). rs_seg_dense_join takes the verdict (rs_seg_bad: nothing is written when
-// the offsets are bad) and writes every group: from its slot, from its pieces (block-wide, by
-// the chunk where it ends), or +0 when it is empty. The same bits as every other path: a
-// group's sum is the merge of exact states of its values.
+// a group that crosses chunks in ltails (its first chunk c0; whole[g] = c0 + 2) and lheads
+// (the chunks after); pos[c] is chunk c's first position and first[c] the first group that
+// may meet it (one that begins at or before pos[c]; the one holding it, if any).
+// rs_seg_dense_join hands the verdict to the host (in page-locked memory where it can, so
+// that no copy follows), zeroes the error words of the next call (the host alternates two
+// pairs, so that no memset precedes a call), takes the verdict (rs_seg_bad: nothing is
+// written when the offsets are bad) and writes every group: from its slot, from its pieces
+// (block-wide, by the chunk where it ends), or +0 when it is empty. The same bits as every
+// other path: a group's sum is the merge of exact states of its values.
 
 // The last index i in [0, n) with pred(j, i), for each of N searches j at once (pred(j, 0)
 // taken as true; pred(j, .) monotone: true, then false), found by the whole block: each round
@@ -2639,12 +2642,27 @@ RS_DEV void rs_seg_dense_body(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64
           rs_store(slots, g * st, 1, a);
           whole[g] = 1u;
         } else {
-          if (b >= p0) whole[g] = 0u;
+          if (b >= p0) whole[g] = (rs_u32)c + 2u;
           if (b < p0) rs_store(lheads, c * st, 1, a);
           if (e > p1) rs_store(ltails, c * st, 1, a);
         }
       }
     }
+  }
+}
+
+// rs_seg_dense_join's first thread: the verdict err (when not null) to verdict[0..2] (1 for
+// a bad offset, for a segment past the capacity; else 0) and zeros to clear[0..2] (when not
+// null): the error words the next call will take.
+RS_DEV void rs_seg_dense_verdict(const rs_u32* err, rs_u32* verdict, rs_u32* clear) {
+  if (RS_BID != 0 || RS_TID != 0) return;
+  if (err != 0 && verdict != 0) {
+    verdict[0] = err[0] != 0u ? 1u : 0u;
+    verdict[1] = err[1] != 0u ? 1u : 0u;
+  }
+  if (clear != 0) {
+    clear[0] = 0u;
+    clear[1] = 0u;
   }
 }
 
@@ -2665,18 +2683,11 @@ RS_DEV void rs_seg_dense_join_body(const rs_u64* off, rs_u64 nseg, rs_u64 nchunk
     const rs_u64 p0 = pos[c], p1 = pos[c + 1], g = first[c];
     const rs_u64 b = off[g], e = off[g + 1];
     if (!(b < p0 && p0 < e && e <= p1)) continue;  // the same for every thread
-    // The chunk where g began (c > 0, as p0 > b >= 0): the last one that begins at or before
-    // b (every thread finds the same).
-    rs_u64 lo = 0, hi = c;
-    while (hi - lo > 1) {
-      const rs_u64 mid = lo + (hi - lo) / 2;
-      if (pos[mid] <= b) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    const rs_u64 c0 = lo;
+    // The chunk where g began (before c: it wrote whole[g]; the bound only keeps a missing
+    // write from reading past the pieces).
+    const rs_u32 wg = whole[g];
+    if (wg < 2u || (rs_u64)(wg - 2u) >= c) continue;
+    const rs_u64 c0 = wg - 2u;
     RsAcc<T, K> acc(f);
     if (c - c0 < 4) {  // a few pieces: one thread merges them
       if (tid == 0) {
@@ -2706,7 +2717,7 @@ RS_DEV void rs_seg_dense_join_body(const rs_u64* off, rs_u64 nseg, rs_u64 nchunk
     const rs_u64 b = off[g], e = off[g + 1];
     if (b == e) {
       out[g] = (T)0;
-    } else if (whole[g]) {
+    } else if (whole[g] == 1u) {
       RsAcc<T, K> a(f);
       rs_load(slots, g * st, 1, a);
       out[g] = rs_finish(a);
@@ -4008,7 +4019,9 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                                                 const rs_u64* pos, const rs_u64* first,             \
                                                 const T* slots, const rs_u32* whole,                \
                                                 const T* lheads, const T* ltails, T* out,           \
-                                                const rs_u32* err, rs_u64 fold) {                   \
+                                                const rs_u32* err, rs_u32* verdict, rs_u32* clear,  \
+                                                rs_u64 fold) {                                      \
+    rs_seg_dense_verdict(err, verdict, clear);                                                      \
     if (rs_seg_bad(err)) return;                                                                    \
     rs_seg_dense_join_body<T, K>(off, nseg, nchunks, pos, first, slots, whole, lheads, ltails, out, \
                                  RsFold<K>(fold));                                                  \

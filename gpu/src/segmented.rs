@@ -26,7 +26,8 @@
 //! holds many more positions or segments than another, however the lengths are spread),
 //! keeping each group's state or pieces in the workspace; `rs_seg_dense_join` takes the
 //! verdict and writes every group (nothing when the offsets are bad). A call of long
-//! segments then pays two launches, not five.
+//! segments then pays two launches, not five, and nothing else: the join hands the verdict
+//! to the host in mapped page-locked memory and zeroes the next call's error words.
 
 use super::*;
 
@@ -37,7 +38,7 @@ pub(super) const SEG_SUM_PARAMS: usize = 17;
 pub(super) const SEG_LONG_PARAMS: usize = 16;
 pub(super) const SEG_JOIN_PARAMS: usize = 17;
 pub(super) const SEG_DENSE_PARAMS: usize = 15;
-pub(super) const SEG_DENSE_JOIN_PARAMS: usize = 12;
+pub(super) const SEG_DENSE_JOIN_PARAMS: usize = 14;
 pub(super) const ROWS_SHORT_PARAMS: usize = 6;
 pub(super) const ROWS_LONG_PARAMS: usize = 6;
 
@@ -243,24 +244,74 @@ fn check_rows<T: GpuFloat>(rows: usize, cols: usize, stride: usize) -> Result<us
     Ok(span)
 }
 
+/// The offsets' verdict from its two words (as `rs_seg_check` sets them, or as
+/// `rs_seg_dense_join` hands them on): an error for a bad offset or a segment past the
+/// capacity. Anything but 0 or 1 in a word is the poison the host wrote first: the kernel
+/// did not write it.
+fn verdict_of(words: [u32; 2]) -> Result<(), GpuError> {
+    if words[0] > 1 || words[1] > 1 {
+        return Err(GpuError::InvalidLaunch(format!(
+            "the segmented sum's verdict was not written ({:#x}, {:#x})",
+            words[0], words[1]
+        )));
+    }
+    if words[0] != 0 {
+        return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
+    }
+    if words[1] != 0 {
+        return Err(GpuError::CapacityExceeded);
+    }
+    Ok(())
+}
+
 /// The last of `nseg + 1` 64-bit offsets at a device address, read on `stream` (synchronised).
 ///
 /// # Safety
 /// `offsets` holds `nseg + 1` readable u64 in the memory of the bound context's device;
 /// `stream` is a live stream of it (or the default).
 unsafe fn last_offset<R: Runtime>(offsets: u64, nseg: usize, stream: Stream) -> Result<u64, GpuError> {
-    let mut last = 0u64;
+    let mut last = [0u8; 8];
     // SAFETY: the caller's contract; `last` outlives the synchronisation.
+    unsafe { read_last::<R>(last.as_mut_ptr(), offsets, nseg, stream) }?;
+    Ok(u64::from_ne_bytes(last))
+}
+
+/// [`last_offset`] through the workspace's page-locked host buffer, where it has one: a
+/// copy into pageable memory waits longer.
+///
+/// # Safety
+/// As for [`last_offset`]; the workspace is locked.
+unsafe fn last_offset_ws<R: Runtime>(
+    ws: &mut Workspace,
+    offsets: u64,
+    nseg: usize,
+    stream: Stream,
+) -> Result<u64, GpuError> {
+    let (p, _) = ws.ensure_host::<R>(8)?;
+    // SAFETY: the caller's contract; the host buffer holds at least 8 bytes and nothing
+    // else uses it while the workspace is locked.
+    unsafe { read_last::<R>(p, offsets, nseg, stream) }?;
+    let mut last = [0u8; 8];
+    // SAFETY: 8 bytes, written by the copy (complete), into a local array.
+    unsafe { std::ptr::copy_nonoverlapping(p, last.as_mut_ptr(), 8) };
+    Ok(u64::from_ne_bytes(last))
+}
+
+/// The 8 bytes of offset `nseg` at `offsets` into `dst`, the stream synchronised.
+///
+/// # Safety
+/// As for [`last_offset`]; `dst` holds 8 writable bytes.
+unsafe fn read_last<R: Runtime>(
+    dst: *mut u8,
+    offsets: u64,
+    nseg: usize,
+    stream: Stream,
+) -> Result<(), GpuError> {
+    // SAFETY: the caller's contract; `dst` outlives the synchronisation.
     unsafe {
-        R::copy_dtoh(
-            (&mut last as *mut u64).cast(),
-            offsets + 8 * nseg as u64,
-            8,
-            stream.0,
-        )?;
-        R::synchronize(stream.0)?;
+        R::copy_dtoh(dst, offsets + 8 * nseg as u64, 8, stream.0)?;
+        R::synchronize(stream.0)
     }
-    Ok(last)
 }
 
 /// No segments: nothing to write, and the one offset must be 0.
@@ -491,7 +542,9 @@ impl<R: Runtime> Device<R> {
 
     /// The dense path of [`Device::seg_locked`] (segments, `l.off` not 0): `rs_seg_dense`
     /// checks the offsets and adds every group, then `rs_seg_dense_join` writes them all
-    /// (nothing when the offsets are bad). The stream is synchronised.
+    /// (nothing when the offsets are bad), hands the verdict on (into the mapped host
+    /// buffer, else a device word copied back) and zeroes the other pair of error words,
+    /// which the next call takes. The stream is synchronised.
     ///
     /// # Safety
     /// As for [`Device::seg_locked`].
@@ -527,21 +580,47 @@ impl<R: Runtime> Device<R> {
             .clamp(1, self.multiprocessors as u64 * per_mp as u64);
         let nseg = usize::try_from(l.nseg).map_err(|_| too_many())?;
         let nc = nchunks as usize;
-        // The error words; pos, first (u64); slots, lheads, ltails (states); whole (u32).
+        // pos, first (u64); slots, lheads, ltails (states); whole (u32).
         let bytes = nseg
             .checked_mul(state + 4)
-            .and_then(|b| b.checked_add(16 + 8 * (2 * nc + 1) + 2 * state * nc))
+            .and_then(|b| b.checked_add(8 * (2 * nc + 1) + 2 * state * nc))
             .ok_or_else(too_many)?;
         ws.seg.ensure::<R>(bytes)?;
-        let err = ws.seg.ptr;
-        let pos = err + 16;
+        let pos = ws.seg.ptr;
         let first = pos + 8 * (nchunks + 1);
         let slots = first + 8 * nchunks;
         let lheads = slots + (state * nseg) as u64;
         let ltails = lheads + (state * nc) as u64;
         let whole = ltails + (state * nc) as u64;
-        // SAFETY: the workspace's seg buffer holds the error words (above).
-        unsafe { R::memset(err, 0, 16, stream.0) }?;
+        // The error words: the call's pair and the next call's, which the join zeroes (so
+        // that no memset is queued before a call), then the verdict's device copy.
+        ws.seg_err.ensure::<R>(24)?;
+        let pair = ws.seg_err_pair & 1;
+        let err = ws.seg_err.ptr + 8 * pair;
+        let clear = ws.seg_err.ptr + 8 * (1 - pair);
+        if ws.seg_err_dirty {
+            // SAFETY: seg_err holds 24 bytes of this context.
+            unsafe { R::memset(ws.seg_err.ptr, 0, 16, stream.0) }?;
+        }
+        // Until this call completes, the pairs are as a failed call may leave them.
+        ws.seg_err_dirty = true;
+        // The verdict: straight into the page-locked host buffer where it is mapped (no copy
+        // after the kernels), else into seg_err's last words and copied back. Poisoned, so
+        // that a join that did not write it cannot pass for one that did.
+        let (host_ptr, host_dev) = if l.check {
+            let (p, d) = ws.ensure_host::<R>(8)?;
+            // SAFETY: the host buffer holds at least 8 bytes; nothing else uses it while the
+            // workspace is locked.
+            unsafe { std::ptr::write_bytes(p, 0xFF, 8) };
+            (p, d)
+        } else {
+            (std::ptr::null_mut(), 0)
+        };
+        let verdict = match (l.check, host_dev) {
+            (false, _) => 0,
+            (true, 0) => ws.seg_err.ptr + 16,
+            (true, d) => d,
+        };
         let args: Args<SEG_DENSE_PARAMS> = Args([
             x,
             l.off,
@@ -568,8 +647,6 @@ impl<R: Runtime> Device<R> {
             .div_ceil(jblock as u64)
             .max(nchunks)
             .clamp(1, self.multiprocessors as u64 * 8) as u32;
-        // The verdict to read (0: the host checked the offsets).
-        let verdict = if l.check { err } else { 0 };
         let args: Args<SEG_DENSE_JOIN_PARAMS> = Args([
             l.off,
             l.nseg,
@@ -581,14 +658,31 @@ impl<R: Runtime> Device<R> {
             lheads,
             ltails,
             out,
+            if l.check { err } else { 0 },
             verdict,
+            clear,
             fold as u64,
         ]);
         // SAFETY: as above; the pieces were written by the launch before it on the stream,
-        // and the kernel writes `nseg` values at out (the caller's).
+        // and the kernel writes `nseg` values at out (the caller's), the verdict (the host
+        // buffer's 8 bytes or seg_err's) and the other pair.
         unsafe { self.launch(&k.seg_dense_join, jgrid, jblock, jsmem, stream, args) }?;
-        // SAFETY: the seg buffer's error words (above), on the caller's stream.
-        unsafe { self.end_locked(&l, err, stream) }
+        if l.check && host_dev == 0 {
+            // SAFETY: 8 bytes into the host buffer, which outlives the synchronisation below.
+            unsafe { R::copy_dtoh(host_ptr, verdict, 8, stream.0) }?;
+        }
+        // The kernel's writes to mapped memory are visible to the host once the stream is
+        // synchronised.
+        // SAFETY: the caller's stream (or the default one) of this context.
+        unsafe { R::synchronize(stream.0) }?;
+        ws.seg_err_pair = 1 - pair;
+        ws.seg_err_dirty = false;
+        if !l.check {
+            return Ok(());
+        }
+        // SAFETY: 8 bytes written by the kernel or the copy, now complete.
+        let raw = unsafe { std::slice::from_raw_parts(host_ptr, 8) };
+        verdict_of([le_word(raw, 4) as u32, le_word(&raw[4..], 4) as u32])
     }
 
     /// The tiles of `rs_seg_sum` for `span` positions: its block and shared memory (`launch`'s
@@ -738,13 +832,7 @@ impl<R: Runtime> Device<R> {
         unsafe { R::copy_dtoh(words.as_mut_ptr().cast(), err, 8, stream.0) }?;
         // SAFETY: the caller's stream (or the default one) of this context.
         unsafe { R::synchronize(stream.0) }?;
-        if words[0] != 0 {
-            return Err(GpuError::Core(reprosum_core::Error::InvalidOffsets));
-        }
-        if words[1] != 0 {
-            return Err(GpuError::CapacityExceeded);
-        }
-        Ok(())
+        verdict_of(words)
     }
 
     /// Host offsets checked (as `check_offsets`, with its errors) and uploaded to the
@@ -929,7 +1017,7 @@ impl<R: Runtime> Device<R> {
         let _bound = self.bind()?;
         let mut ws = self.lock();
         // SAFETY: offsets holds nseg + 1 u64 on this device (the caller's contract).
-        let last = unsafe { last_offset::<R>(offsets, nseg, stream) }?;
+        let last = unsafe { last_offset_ws::<R>(&mut ws, offsets, nseg, stream) }?;
         if nseg == 0 {
             return no_segments(last);
         }
@@ -1532,7 +1620,7 @@ impl<R: Runtime> Device<R> {
         let _bound = self.bind()?;
         let mut ws = self.lock();
         // SAFETY: offsets holds nseg + 1 u64 on this device (the caller's contract).
-        let last = unsafe { last_offset::<R>(offsets, nseg, stream) }?;
+        let last = unsafe { last_offset_ws::<R>(&mut ws, offsets, nseg, stream) }?;
         if nseg == 0 {
             return no_segments(last);
         }

@@ -934,8 +934,12 @@ static bool run_seg_bad(unsigned block) {
     std::vector<rs_u64> pos(nchunks + 1), first(nchunks);
     std::vector<rs_u32> whole(nseg);
     launch(2, block, 16 + 8 * 7 * block + 24, [&] { rs_seg_dense_f64_k3(x.data(), b.off.data(), nseg, b.n, b.cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), derr, 3); });
-    launch(2, block, 16 + 8 * 7 * block, [&] { rs_seg_dense_join_f64_k3(b.off.data(), nseg, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), out.data(), derr, 3); });
+    // The join hands the verdict on (0 or 1 each) and zeroes the next call's pair.
+    unsigned verdict[2] = {0xFFFFFFFFu, 0xFFFFFFFFu}, clear[2] = {5u, 5u};
+    launch(2, block, 16 + 8 * 7 * block, [&] { rs_seg_dense_join_f64_k3(b.off.data(), nseg, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), out.data(), derr, verdict, clear, 3); });
     bool dgood = (derr[0] == err[0] && derr[1] == err[1]) && !g_engine_error;
+    dgood = dgood && verdict[0] == (derr[0] != 0 ? 1u : 0u) && verdict[1] == (derr[1] != 0 ? 1u : 0u);
+    dgood = dgood && clear[0] == 0 && clear[1] == 0;
     for (double v : out) dgood = dgood && (b.want < 0 ? true : rs_bits(v) == rs_bits(-7.0));
     if (!dgood) {
       if (!g_quiet) printf("FAIL seg dense: offsets case with %llu segments: err (%u, %u) against rs_seg_prep's (%u, %u), or written with bad offsets (block %u)\n", nseg, derr[0], derr[1], err[0], err[1], block);
