@@ -291,10 +291,8 @@ unsafe fn last_offset_ws<R: Runtime>(
     // SAFETY: the caller's contract; the host buffer holds at least 8 bytes and nothing
     // else uses it while the workspace is locked.
     unsafe { read_last::<R>(p, offsets, nseg, stream) }?;
-    let mut last = [0u8; 8];
-    // SAFETY: 8 bytes, written by the copy (complete), into a local array.
-    unsafe { std::ptr::copy_nonoverlapping(p, last.as_mut_ptr(), 8) };
-    Ok(u64::from_ne_bytes(last))
+    // SAFETY: 8 bytes, written by the copy (complete).
+    Ok(unsafe { std::ptr::read_unaligned(p.cast::<u64>()) })
 }
 
 /// The 8 bytes of offset `nseg` at `offsets` into `dst`, the stream synchronised.
@@ -680,9 +678,9 @@ impl<R: Runtime> Device<R> {
         if !l.check {
             return Ok(());
         }
-        // SAFETY: 8 bytes written by the kernel or the copy, now complete.
-        let raw = unsafe { std::slice::from_raw_parts(host_ptr, 8) };
-        verdict_of([le_word(raw, 4) as u32, le_word(&raw[4..], 4) as u32])
+        // SAFETY: two u32 (native order, as the kernel or the copy wrote them, now complete)
+        // at the host buffer's start, which holds at least 8 bytes.
+        verdict_of(unsafe { std::ptr::read_unaligned(host_ptr.cast::<[u32; 2]>()) })
     }
 
     /// The tiles of `rs_seg_sum` for `span` positions: its block and shared memory (`launch`'s
