@@ -2407,6 +2407,22 @@ RS_DEV void rs_seg_long_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* 
   }
 }
 
+// The merge of a group's pieces in units t0..=t (the piece in unit t0 from tails, those of
+// the units after it from heads) into thread 0's registers, renormalised, by the whole block
+// (every thread reaches every barrier; S: rs_block_reduce's shared memory).
+template <typename T, int K>
+RS_DEV void rs_block_join_pieces(RsAcc<T, K>& acc, rs_u64 t0, rs_u64 t, const T* tails, const T* heads, T* S) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 st = 2 * acc.k.get() + 1;
+  rs_clear(acc);
+  for (rs_u64 i = t0 + tid; i <= t; i += B) {
+    RsAcc<T, K> o(acc.k);
+    rs_load(i == t0 ? tails : heads, i * st, 1, o);
+    rs_merge_renormed(acc, o);
+  }
+  rs_block_reduce(acc, S);
+}
+
 // The sums of the groups that cross units (tiles, or chunks of `step` tiles for the long
 // groups), block-wide for each unit where one ends: the piece in its first unit (tails) and
 // those of the units after it (heads). `longs`: the long groups (true ends); otherwise the
@@ -2414,8 +2430,7 @@ RS_DEV void rs_seg_long_body(const T* x, RsGroups G, rs_u64 span, const rs_u64* 
 template <typename T, int K>
 RS_DEV void rs_seg_join_cross(RsGroups G, rs_u64 span, const rs_u64* tile_first, rs_u64 step, rs_u64 nunits,
                               rs_u64 size, const T* heads, const T* tails, T* out, bool longs, T* S, RsFold<K> f) {
-  const unsigned tid = RS_TID, B = RS_BDIM;
-  const rs_u64 st = 2 * f.get() + 1;
+  const unsigned tid = RS_TID;
 #pragma unroll 1
   for (rs_u64 t = RS_BID; t < nunits; t += RS_GDIM) {
     const rs_u64 ts = t * size;
@@ -2425,15 +2440,8 @@ RS_DEV void rs_seg_join_cross(RsGroups G, rs_u64 span, const rs_u64* tile_first,
     const rs_u64 cu = G.chunk_of(t * step);  // g meets the unit's chunk
     const rs_u64 e = longs ? (G.is_block(g, cu) ? G.end_all(g) : b) : G.end(g, cu);
     if (b < ts && ts < e && e <= te) {  // the same for every thread
-      const rs_u64 t0 = b / size;
       RsAcc<T, K> acc(f);
-      rs_clear(acc);
-      for (rs_u64 i = t0 + tid; i <= t; i += B) {
-        RsAcc<T, K> o(f);
-        rs_load(i == t0 ? tails : heads, i * st, 1, o);
-        rs_merge_renormed(acc, o);
-      }
-      rs_block_reduce(acc, S);
+      rs_block_join_pieces(acc, b / size, t, tails, heads, S);
       // No barrier before the next unit's reduction: rs_block_reduce ends with one, and its
       // result is in thread 0's registers.
       if (tid == 0) out[g] = rs_finish(acc);
@@ -2588,7 +2596,98 @@ RS_DEV RsDenseCut rs_dense_cut(const rs_u64* off, rs_u64 nseg, rs_u64 span, rs_u
   return cut;
 }
 
-// rs_seg_dense's adds: chunks c = blockIdx, blockIdx + gridDim, ... of nchunks (any grid).
+// The vectors a thread of rs_seg_dense_teams should have in a piece before teams smaller
+// than the block add pieces side by side.
+#define RS_DENSE_TEAM_VECS 8
+
+// Where the dense path keeps group g's state a (its piece in chunk c of [p0, p1), the group
+// [b, e)): the group's slot when the chunk holds all of it, else the chunk's head or tail
+// piece (whole[g] names the group's first chunk).
+template <typename T, int K>
+RS_DEV void rs_dense_keep(const RsAcc<T, K>& a, rs_u64 g, rs_u64 c, rs_u64 b, rs_u64 e, rs_u64 p0, rs_u64 p1,
+                          T* slots, rs_u32* whole, T* lheads, T* ltails) {
+  const rs_u64 st = 2 * a.k.get() + 1;
+  if (b >= p0 && e <= p1) {
+    rs_store(slots, g * st, 1, a);
+    whole[g] = 1u;
+  } else {
+    if (b >= p0) whole[g] = (rs_u32)c + 2u;
+    if (b < p0) rs_store(lheads, c * st, 1, a);
+    if (e > p1) rs_store(ltails, c * st, 1, a);
+  }
+}
+
+// Chunk c's pieces, [p0, p1) from group g on (at most `walk` groups), one group at a time,
+// added and merged by the whole block (rs_seg_dense). Every thread reaches every barrier.
+template <typename T, int K>
+RS_DEV void rs_dense_pieces_block(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 cap, rs_u64 c, rs_u64 g,
+                                  rs_u64 p0, rs_u64 p1, rs_u64 walk, T* slots, rs_u32* whole, T* lheads,
+                                  T* ltails, T* S, RsFold<K> f) {
+#pragma unroll 1
+  for (rs_u64 i = 0; i < walk && g < nseg; ++i, ++g) {  // the same for every thread
+    const rs_u64 b = off[g], e = off[g + 1];
+    if (b >= p1) break;
+    const rs_u64 q0 = b > p0 ? b : p0, q1 = e < p1 ? e : p1;
+    // Empty, ended before the chunk, or bad (decreasing, or past the capacity: the check
+    // refuses the call, and a segment past the capacity is never read).
+    if (q0 >= q1 || e - b > cap) continue;
+    RsAcc<T, K> a(f);
+    rs_clear(a);
+    rs_block_add_range(a, x + q0, q1 - q0);
+    rs_block_reduce(a, S);
+    // No barrier before the next piece's reduction: rs_block_reduce ends with one, and its
+    // result is in thread 0's registers.
+    if (RS_TID == 0) rs_dense_keep(a, g, c, b, e, p0, p1, slots, whole, lheads, ltails);
+  }
+}
+
+// The same by teams of 2^lg consecutive threads (the last one may be short), each adding a
+// group's piece, so that the pieces of a round share the merges' barriers
+// (rs_seg_dense_teams): the whole block while the chunk's pieces (the groups from g to gl)
+// average RS_DENSE_TEAM_VECS vectors a thread or more, else the largest team (at least 8
+// threads) whose threads get that many. The same for every thread (the cut is). No
+// division: the team is found by comparisons.
+template <typename T, int K>
+RS_DEV void rs_dense_pieces_teams(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 cap, rs_u64 c, rs_u64 g,
+                                  rs_u64 gl, rs_u64 p0, rs_u64 p1, rs_u64 walk, T* slots, rs_u32* whole,
+                                  T* lheads, T* ltails, T* S, RsFold<K> f) {
+  const unsigned tid = RS_TID, B = RS_BDIM;
+  const rs_u64 ng = (gl >= g ? gl - g : 0) + 1;
+  unsigned lg = 0;
+  while ((2u << lg) <= B) ++lg;
+  while (lg > 3 && p1 - p0 < ng * ((rs_u64)RsF<T>::VEC * RS_DENSE_TEAM_VECS << lg)) --lg;
+  const unsigned tsz = 1u << lg, team = tid >> lg, lane = tid & (tsz - 1);
+  const unsigned nteams = (B + tsz - 1) >> lg;
+  const unsigned tn = B - (team << lg) < tsz ? B - (team << lg) : tsz;  // threads in this team
+#pragma unroll 1
+  for (rs_u64 i = 0, g0 = g; i < walk && g0 < nseg; i += nteams, g0 += nteams) {
+    if (off[g0] >= p1) break;  // the same for every thread
+    // This team's group: g0 + team (the walk's (i + team)-th).
+    const rs_u64 gt = g0 + team;
+    RsAcc<T, K> a(f);
+    rs_clear(a);
+    bool mine = false;
+    rs_u64 b = 0, e = 0;
+    if (gt < nseg && i + team < walk) {
+      b = off[gt];
+      e = off[gt + 1];
+      const rs_u64 q0 = b > p0 ? b : p0, q1 = e < p1 ? e : p1;
+      // Empty, ended before the chunk, begun after it, or bad (decreasing, or past the
+      // capacity: the check refuses the call, and a segment past the capacity is never read).
+      if (b < p1 && q0 < q1 && e - b <= cap) {
+        rs_range_add(a, x + q0, q1 - q0, lane, tn);
+        mine = true;
+      }
+    }
+    rs_team_reduce(a, S, lane, tsz);
+    // No barrier before the next round's merges: rs_team_reduce ends with one, and each
+    // team's result is in its first thread's registers.
+    if (mine && lane == 0) rs_dense_keep(a, gt, c, b, e, p0, p1, slots, whole, lheads, ltails);
+  }
+}
+
+// rs_seg_dense's and rs_seg_dense_teams' adds (TEAMS: which walk over a chunk's pieces):
+// chunks c = blockIdx, blockIdx + gridDim, ... of nchunks (any grid).
 // Shared memory: 16 bytes, (2K + 1) blockDim values, then 6 words. Every thread reaches
 // every barrier (the walk over a chunk's groups is the same for all). A value is read only
 // within a segment whose own offsets are in order and at most cap apart (so none of a
@@ -2597,7 +2696,7 @@ RS_DEV RsDenseCut rs_dense_cut(const rs_u64* off, rs_u64 nseg, rs_u64 span, rs_u
 // after D / w + 2 groups, more than a chunk meets with good ones (the groups from its first
 // one to the last that begins before its end all begin on its diagonals, at most one within
 // w of another), and its cut takes as many rounds as with good ones.
-template <typename T, int K>
+template <typename T, int K, bool TEAMS>
 RS_DEV void rs_seg_dense_body(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 span, rs_u64 cap, rs_u64 w,
                               rs_u64 nchunks, rs_u64* pos, rs_u64* first, T* slots, rs_u32* whole, T* lheads,
                               T* ltails, RsFold<K> f) {
@@ -2622,31 +2721,11 @@ RS_DEV void rs_seg_dense_body(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64
       first[c] = cut.s[0];
       if (c + 1 == nchunks) pos[nchunks] = span;
     }
-    rs_u64 g = cut.s[0];
-#pragma unroll 1
-    for (rs_u64 i = 0; i < walk && g < nseg; ++i, ++g) {  // the same for every thread
-      const rs_u64 b = off[g], e = off[g + 1];
-      if (b >= p1) break;
-      const rs_u64 q0 = b > p0 ? b : p0, q1 = e < p1 ? e : p1;
-      // Empty, ended before the chunk, or bad (decreasing, or past the capacity: the check
-      // refuses the call, and a segment past the capacity is never read).
-      if (q0 >= q1 || e - b > cap) continue;
-      RsAcc<T, K> a(f);
-      rs_clear(a);
-      rs_block_add_range(a, x + q0, q1 - q0);
-      rs_block_reduce(a, S);
-      // No barrier before the next piece's reduction: rs_block_reduce ends with one, and its
-      // result is in thread 0's registers.
-      if (tid == 0) {
-        if (b >= p0 && e <= p1) {
-          rs_store(slots, g * st, 1, a);
-          whole[g] = 1u;
-        } else {
-          if (b >= p0) whole[g] = (rs_u32)c + 2u;
-          if (b < p0) rs_store(lheads, c * st, 1, a);
-          if (e > p1) rs_store(ltails, c * st, 1, a);
-        }
-      }
+    if constexpr (TEAMS) {
+      rs_dense_pieces_teams(x, off, nseg, cap, c, cut.s[0], cut.s[1], p0, p1, walk, slots, whole, lheads, ltails,
+                            S, f);
+    } else {
+      rs_dense_pieces_block(x, off, nseg, cap, c, cut.s[0], p0, p1, walk, slots, whole, lheads, ltails, S, f);
     }
   }
 }
@@ -2701,13 +2780,7 @@ RS_DEV void rs_seg_dense_join_body(const rs_u64* off, rs_u64 nseg, rs_u64 nchunk
       }
       continue;
     }
-    rs_clear(acc);
-    for (rs_u64 i = c0 + tid; i <= c; i += B) {
-      RsAcc<T, K> o(f);
-      rs_load(i == c0 ? ltails : lheads, i * st, 1, o);
-      rs_merge_renormed(acc, o);
-    }
-    rs_block_reduce(acc, S);
+    rs_block_join_pieces(acc, c0, c, ltails, lheads, S);
     // No barrier before the next chunk's reduction: rs_block_reduce ends with one, and its
     // result is in thread 0's registers.
     if (tid == 0) out[g] = rs_finish(acc);
@@ -4012,8 +4085,16 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                                            rs_u64* first, T* slots, rs_u32* whole, T* lheads,       \
                                            T* ltails, rs_u32* err, rs_u64 fold) {                   \
     rs_seg_check(off, nseg, span, cap, err);                                                        \
-    rs_seg_dense_body<T, K>(x, off, nseg, span, cap, w, nchunks, pos, first, slots, whole, lheads,   \
-                            ltails, RsFold<K>(fold));                                               \
+    rs_seg_dense_body<T, K, false>(x, off, nseg, span, cap, w, nchunks, pos, first, slots, whole,    \
+                                   lheads, ltails, RsFold<K>(fold));                                \
+  }                                                                                                 \
+  RS_KERNEL void RS_DENSE_BOUNDS_##TN##_##KN rs_seg_dense_teams_##TN##_k##KN(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 span,  \
+                                           rs_u64 cap, rs_u64 w, rs_u64 nchunks, rs_u64* pos,       \
+                                           rs_u64* first, T* slots, rs_u32* whole, T* lheads,       \
+                                           T* ltails, rs_u32* err, rs_u64 fold) {                   \
+    rs_seg_check(off, nseg, span, cap, err);                                                        \
+    rs_seg_dense_body<T, K, true>(x, off, nseg, span, cap, w, nchunks, pos, first, slots, whole,     \
+                                  lheads, ltails, RsFold<K>(fold));                                 \
   }                                                                                                 \
   RS_KERNEL void rs_seg_dense_join_##TN##_k##KN(const rs_u64* off, rs_u64 nseg, rs_u64 nchunks,      \
                                                 const rs_u64* pos, const rs_u64* first,             \

@@ -24,7 +24,9 @@ mod keyed;
 #[path = "segmented.rs"]
 mod segmented;
 pub use keyed::sum_by_key_ptr;
-pub use segmented::{segmented_cumsum_ptr, segmented_sum_ptr, sum_rows_ptr, DENSE_MIN_AVG, SEG_BLOCK};
+pub use segmented::{
+    segmented_cumsum_ptr, segmented_sum_ptr, sum_rows_ptr, DENSE_MIN_AVG, DENSE_TEAMS_BELOW, SEG_BLOCK,
+};
 
 /// The default threads per block of the sum (halved for the default launch while a kernel's
 /// shared memory would not fit the device).
@@ -262,6 +264,7 @@ struct Kernels {
     seg_long: Func,
     seg_join: Func,
     seg_dense: Func,
+    seg_dense_teams: Func,
     seg_dense_join: Func,
     rows_short: Func,
     rows_long: Func,
@@ -746,6 +749,7 @@ impl<R: Runtime> Device<R> {
                     seg_long: f("seg_long")?,
                     seg_join: f("seg_join")?,
                     seg_dense: f("seg_dense")?,
+                    seg_dense_teams: f("seg_dense_teams")?,
                     seg_dense_join: f("seg_dense_join")?,
                     rows_short: f("rows_short")?,
                     rows_long: f("rows_long")?,
@@ -2682,6 +2686,7 @@ mod tests {
         assert_eq!(params("rs_seg_long"), segmented::SEG_LONG_PARAMS);
         assert_eq!(params("rs_seg_join"), segmented::SEG_JOIN_PARAMS);
         assert_eq!(params("rs_seg_dense"), segmented::SEG_DENSE_PARAMS);
+        assert_eq!(params("rs_seg_dense_teams"), segmented::SEG_DENSE_PARAMS);
         assert_eq!(params("rs_seg_dense_join"), segmented::SEG_DENSE_JOIN_PARAMS);
         assert_eq!(params("rs_rows_short"), segmented::ROWS_SHORT_PARAMS);
         assert_eq!(params("rs_rows_long"), segmented::ROWS_LONG_PARAMS);
@@ -2797,6 +2802,7 @@ mod tests {
             "rs_seg_long",
             "rs_seg_join",
             "rs_seg_dense",
+            "rs_seg_dense_teams",
             "rs_seg_dense_join",
             "rs_rows_short",
             "rs_rows_long",

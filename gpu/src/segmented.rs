@@ -23,7 +23,9 @@
 //! Segments of at least [`DENSE_MIN_AVG`] positions on average take two kernels instead:
 //! `rs_seg_dense` checks the offsets and adds every group piece by piece, block-wide, in
 //! chunks cut by a merge path over the positions and the segments' ends (so that no chunk
-//! holds many more positions or segments than another, however the lengths are spread),
+//! holds many more positions or segments than another, however the lengths are spread;
+//! below [`DENSE_TEAMS_BELOW`] on average, `rs_seg_dense_teams` adds a chunk's short pieces
+//! side by side in teams of threads),
 //! keeping each group's state or pieces in the workspace; `rs_seg_dense_join` takes the
 //! verdict and writes every group (nothing when the offsets are bad). A call of long
 //! segments then pays two launches, not five, and nothing else: the join hands the verdict
@@ -71,13 +73,24 @@ pub const SEG_LONG_MAX_TILES: u64 = 256;
 
 /// Segments of at least this many positions on average (the span over the number of
 /// segments) take the two kernels of the dense path (`rs_seg_dense`, then
-/// `rs_seg_dense_join`) instead of five: every group added block-wide, piece by piece, in
-/// chunks cut by a merge path over the positions and the segments' ends. Measured on an H100
-/// (docs/PERFORMANCE.md, 2026-12-07 07:29): the dense path was faster at every average tried,
-/// 500 to 1e4 values (1.5x at 500 for f32, 1.8x for f64; 2.4x and 2.3x at 1000), and a fit of
-/// its times (per value and per segment) puts its break-even with the five kernels near 256;
-/// 448 keeps a margin (any value is correct).
-pub const DENSE_MIN_AVG: u64 = 448;
+/// `rs_seg_dense_join`) instead of five: every group added piece by piece, in chunks cut by a
+/// merge path over the positions and the segments' ends (short pieces by teams of threads,
+/// see [`DENSE_TEAMS_BELOW`]). Measured on an H100 (docs/PERFORMANCE.md, 2026-12-07 15:59):
+/// with the teams the dense path is 2.3-3.3x faster than the five kernels at averages of 128
+/// and 250 values (f32 and f64), and faster at every average tried up to 1e4 (07:29: 1.5x to
+/// 2.4x from 500 with the block merge alone). Averages below 96 were not measured with the
+/// teams and keep the five kernels (any value is correct).
+pub const DENSE_MIN_AVG: u64 = 96;
+
+/// Segments of fewer than this many positions on average take `rs_seg_dense_teams` on the
+/// dense path instead of `rs_seg_dense`: where a chunk's pieces are short, teams of threads
+/// smaller than the block add a group's piece each, and a round of pieces shares one team
+/// merge's barriers instead of a block merge per piece. `rs_seg_dense` keeps the long
+/// pieces' path with fewer registers spilled. Measured on an H100 (docs/PERFORMANCE.md,
+/// 2026-12-07 15:41-15:59): the teams 2.3x faster than `rs_seg_dense` at an average of 500
+/// values (f32) and 1.7x (f64), 1.5x and 1.03x at 1000; 3% faster (f32) and 7% slower (f64)
+/// at 2000, 5-7% slower at 1e4 when both walks were one kernel (any value is correct).
+pub const DENSE_TEAMS_BELOW: u64 = 1024;
 
 /// What a segment's end counts in the dense path's merge path, in positions: about what a
 /// piece's block merge costs beside the adds, so that a chunk of many short segments holds
@@ -564,9 +577,14 @@ impl<R: Runtime> Device<R> {
         } else {
             SEG_LONG_BLOCK
         };
+        let dense = if l.span / l.nseg < DENSE_TEAMS_BELOW {
+            &k.seg_dense_teams
+        } else {
+            &k.seg_dense
+        };
         // Shared memory: 16 bytes, a state per thread, then 6 words (the chunk's cut).
-        let (block, smem) = self.block_for(&k.seg_dense, None, default, state, 16 + 24)?;
-        let per_mp = self.occupancy(&k.seg_dense, block, smem)?.unwrap_or(4).max(1);
+        let (block, smem) = self.block_for(dense, None, default, state, 16 + 24)?;
+        let per_mp = self.occupancy(dense, block, smem)?.unwrap_or(4).max(1);
         let total = l
             .nseg
             .checked_mul(DENSE_SEG_COST)
@@ -638,7 +656,7 @@ impl<R: Runtime> Device<R> {
         ]);
         // SAFETY: the kernel reads `span` values at x and the offsets (the caller's
         // contract), and writes the error words and the pieces (allocated above).
-        unsafe { self.launch(&k.seg_dense, nchunks as u32, block, smem, stream, args) }?;
+        unsafe { self.launch(dense, nchunks as u32, block, smem, stream, args) }?;
         let (jblock, jsmem) = self.block_for(&k.seg_dense_join, None, SEG_BLOCK, state, 16)?;
         let jgrid = l
             .nseg

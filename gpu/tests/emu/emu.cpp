@@ -797,9 +797,10 @@ static bool seg_kernels(const SegCase& c, const T* x, unsigned block, int fold_a
 // adds) over chunks of the merge path, with a segment's end counting w positions and chunks
 // of about eight vectors per thread, half a tile (so that groups cross many chunks, and some joins are
 // block-wide), on a grid of 3 blocks (grid-stride over the chunks), then rs_seg_dense_join on a
-// small grid. `out` gets the groups' sums; false (and a message) when the check reports good
-// offsets bad or the engine fails.
-template <typename T, int K>
+// small grid. TEAMS: rs_seg_dense_teams' walk over a chunk's pieces instead. `out` gets the
+// groups' sums; false (and a message) when the check reports good offsets bad or the engine
+// fails.
+template <typename T, int K, bool TEAMS>
 static bool seg_dense_kernels(const SegCase& c, const T* x, unsigned block, int fold_arg, std::vector<T>& out) {
   typedef typename RsF<T>::U U;
   const RsFold<K> fold(fold_arg);
@@ -817,7 +818,7 @@ static bool seg_dense_kernels(const SegCase& c, const T* x, unsigned block, int 
   g_engine_error = false;
   launch(grid, block, 16 + sizeof(T) * st * block + 24, [&] {
     rs_seg_check(c.off.data(), c.nseg, c.span, cap, err);
-    rs_seg_dense_body<T, K>(x, c.off.data(), c.nseg, c.span, cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lheads.data(), ltails.data(), fold);
+    rs_seg_dense_body<T, K, TEAMS>(x, c.off.data(), c.nseg, c.span, cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lheads.data(), ltails.data(), fold);
   });
   if (err[0] || err[1]) {
     if (!g_quiet) printf("FAIL seg %s (dense): good offsets reported bad (%u, %u)\n", c.name.c_str(), err[0], err[1]);
@@ -843,13 +844,16 @@ static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned blo
   // Rows also through rs_rows_short and rs_rows_long (the hosts take them for many short
   // rows and many long ones; any length is correct), one thread per row and one team per
   // row, on grids of fewer threads or teams than rows (grid-stride).
-  std::vector<T> alone, teams, dense;
+  std::vector<T> alone, teams, dense, dense_teams;
   if (!c.off.empty()) {
     // Aligned only: the pieces' adds are rs_seg_long's (rs_block_add_range), whose values
     // before a 16-byte boundary the misaligned runs above check. Not the layout of thousands
     // of one-value segments: a block merge for each (the dense path's cost per group, which
     // the mixed layouts reach too) would take most of the run.
-    if (c.nseg <= 1000) ok = seg_dense_kernels<T, K>(c, x.data(), block, fold_arg, dense) && ok;
+    if (c.nseg <= 1000) {
+      ok = seg_dense_kernels<T, K, false>(c, x.data(), block, fold_arg, dense) && ok;
+      ok = seg_dense_kernels<T, K, true>(c, x.data(), block, fold_arg, dense_teams) && ok;
+    }
   }
   if (c.off.empty()) {
     typedef typename RsF<T>::U U;
@@ -866,9 +870,9 @@ static bool run_seg_case(const SegCase& c, const std::vector<T>& x, unsigned blo
     rs_clear(a);
     for (unsigned long long p = G.begin(g); p < G.end_all(g); ++p) rs_add_one(a, x[p]);
     const T want = rs_finish(a);
-    const std::vector<T>* forms[4] = {&out, &mout, alone.empty() ? &dense : &alone, &teams};
-    const int nforms = !alone.empty() ? 4 : dense.empty() ? 2 : 3;
-    const char* names[4] = {"", " (misaligned)", alone.empty() ? " (dense)" : " (rs_rows_short)", " (rs_rows_long)"};
+    const std::vector<T>* forms[4] = {&out, &mout, alone.empty() ? &dense : &alone, alone.empty() ? &dense_teams : &teams};
+    const int nforms = !alone.empty() ? 4 : dense.empty() ? 2 : 4;
+    const char* names[4] = {"", " (misaligned)", alone.empty() ? " (dense)" : " (rs_rows_short)", alone.empty() ? " (dense teams)" : " (rs_rows_long)"};
     for (int form = 0; form < nforms; ++form) {
       const T got = (*forms[form])[g];
       if (rs_bits(got) != rs_bits(want)) {
@@ -926,24 +930,32 @@ static bool run_seg_bad(unsigned block) {
       if (!g_quiet) printf("FAIL seg: a kernel after rs_seg_prep wrote with bad offsets (%llu segments, block %u)\n", nseg, block);
       ok = false;
     }
-    // The dense path: rs_seg_dense gives the same verdict (its adds stay within the values,
-    // x[0..n) here with one more at the end) and rs_seg_dense_join then writes nothing.
-    unsigned derr[2] = {0, 0};
-    const unsigned long long w = 1 + block % 4, nchunks = 3;
-    std::vector<double> x(b.n + 1, 1.0), slots(nseg * 7), lh(nchunks * 7), lt(lh), out(nseg, -7.0);
-    std::vector<rs_u64> pos(nchunks + 1), first(nchunks);
-    std::vector<rs_u32> whole(nseg);
-    launch(2, block, 16 + 8 * 7 * block + 24, [&] { rs_seg_dense_f64_k3(x.data(), b.off.data(), nseg, b.n, b.cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), derr, 3); });
-    // The join hands the verdict on (0 or 1 each) and zeroes the next call's pair.
-    unsigned verdict[2] = {0xFFFFFFFFu, 0xFFFFFFFFu}, clear[2] = {5u, 5u};
-    launch(2, block, 16 + 8 * 7 * block, [&] { rs_seg_dense_join_f64_k3(b.off.data(), nseg, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), out.data(), derr, verdict, clear, 3); });
-    bool dgood = (derr[0] == err[0] && derr[1] == err[1]) && !g_engine_error;
-    dgood = dgood && verdict[0] == (derr[0] != 0 ? 1u : 0u) && verdict[1] == (derr[1] != 0 ? 1u : 0u);
-    dgood = dgood && clear[0] == 0 && clear[1] == 0;
-    for (double v : out) dgood = dgood && (b.want < 0 ? true : rs_bits(v) == rs_bits(-7.0));
-    if (!dgood) {
-      if (!g_quiet) printf("FAIL seg dense: offsets case with %llu segments: err (%u, %u) against rs_seg_prep's (%u, %u), or written with bad offsets (block %u)\n", nseg, derr[0], derr[1], err[0], err[1], block);
-      ok = false;
+    // The dense path: rs_seg_dense and rs_seg_dense_teams give the same verdict (their adds
+    // stay within the values, x[0..n) here with one more at the end) and rs_seg_dense_join
+    // then writes nothing.
+    for (int teams = 0; teams < 2; ++teams) {
+      unsigned derr[2] = {0, 0};
+      const unsigned long long w = 1 + block % 4, nchunks = 3;
+      std::vector<double> x(b.n + 1, 1.0), slots(nseg * 7), lh(nchunks * 7), lt(lh), out(nseg, -7.0);
+      std::vector<rs_u64> pos(nchunks + 1), first(nchunks);
+      std::vector<rs_u32> whole(nseg);
+      launch(2, block, 16 + 8 * 7 * block + 24, [&] {
+        if (teams)
+          rs_seg_dense_teams_f64_k3(x.data(), b.off.data(), nseg, b.n, b.cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), derr, 3);
+        else
+          rs_seg_dense_f64_k3(x.data(), b.off.data(), nseg, b.n, b.cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), derr, 3);
+      });
+      // The join hands the verdict on (0 or 1 each) and zeroes the next call's pair.
+      unsigned verdict[2] = {0xFFFFFFFFu, 0xFFFFFFFFu}, clear[2] = {5u, 5u};
+      launch(2, block, 16 + 8 * 7 * block, [&] { rs_seg_dense_join_f64_k3(b.off.data(), nseg, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), out.data(), derr, verdict, clear, 3); });
+      bool dgood = (derr[0] == err[0] && derr[1] == err[1]) && !g_engine_error;
+      dgood = dgood && verdict[0] == (derr[0] != 0 ? 1u : 0u) && verdict[1] == (derr[1] != 0 ? 1u : 0u);
+      dgood = dgood && clear[0] == 0 && clear[1] == 0;
+      for (double v : out) dgood = dgood && (b.want < 0 ? true : rs_bits(v) == rs_bits(-7.0));
+      if (!dgood) {
+        if (!g_quiet) printf("FAIL seg dense%s: offsets case with %llu segments: err (%u, %u) against rs_seg_prep's (%u, %u), or written with bad offsets (block %u)\n", teams ? " teams" : "", nseg, derr[0], derr[1], err[0], err[1], block);
+        ok = false;
+      }
     }
   }
   return ok;

@@ -368,10 +368,11 @@ pub fn long_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
 /// The dense path (segments of at least [`DENSE_MIN_AVG`] positions on average: two kernels,
 /// chunks cut by a merge path over positions and segment ends) against the core, at folds 2,
 /// 3 and the type's largest: every layout here must take it, and the same long segments with
-/// tiny ones among them (a smaller average) must not, so that both paths add them. Device
-/// buffers with host offsets, and device offsets through the pointer form (the check on the
-/// device); bad device offsets whose average takes the dense path are refused with the
-/// output untouched.
+/// tiny ones among them (a smaller average) must not, so that both paths add them; the
+/// layouts of short segments take `rs_seg_dense_teams` (an average below
+/// [`DENSE_TEAMS_BELOW`]), the others `rs_seg_dense`. Device buffers with host offsets, and
+/// device offsets through the pointer form (the check on the device); bad device offsets
+/// whose average takes either dense kernel are refused with the output untouched.
 pub fn dense_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
     let mut rng = Rng(0x5EED_0000_0000_00D5 ^ T::BYTES as u64);
     let mut skewed = vec![0usize, 0, 1_000_000];
@@ -384,6 +385,19 @@ pub fn dense_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
     let mut mixed = many.clone();
     for i in (0..mixed.len()).step_by(7) {
         mixed[i] = rng.below(3) as usize;
+    }
+    // Short segments (teams of threads), every fifth of 0 to 2 values, and a few long ones
+    // (a chunk of one long piece beside chunks of many short ones).
+    let mut short = Vec::new();
+    while short.iter().sum::<usize>() < 2_000_000 {
+        short.push(if short.len() % 5 == 4 {
+            rng.below(3) as usize
+        } else {
+            600 + rng.below(601) as usize
+        });
+    }
+    for i in [10, 1000, 2000] {
+        short[i] = 20_000 + i;
     }
     let longs = vec![
         70_001usize,
@@ -417,6 +431,7 @@ pub fn dense_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
         ),
         ("long segments", longs, true),
         ("long segments among tiny ones", longs_tiny, false),
+        ("2e6 values in segments of 600 to 1200 and empties", short, true),
     ] {
         let off = offsets_of(&lens);
         let n = *off.last().unwrap();
@@ -429,6 +444,18 @@ pub fn dense_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
                 if dense { "" } else { "not " }
             )
         });
+        let teams = name.starts_with("2e6");
+        t.check(
+            !dense || (avg < reprosum_gpu::device::DENSE_TEAMS_BELOW) == teams,
+            || {
+                format!(
+                    "dense path {} {name}: average {avg} (teams below {}) must {}take the teams",
+                    T::NAME,
+                    reprosum_gpu::device::DENSE_TEAMS_BELOW,
+                    if teams { "" } else { "not " }
+                )
+            },
+        );
         let xs = values::<T>(&mut rng, n, true);
         let xd = DeviceBuffer::<T>::from_host(dev, &xs).unwrap();
         let offd: Vec<u64> = off.iter().map(|&o| o as u64).collect();
@@ -463,13 +490,21 @@ pub fn dense_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
             });
         }
     }
-    // Bad device offsets of a large average: the first kernel's check refuses them.
+    // Bad device offsets of a large average: the first kernel's check refuses them (the
+    // last two: an average of 625, the teams; one decreasing in the middle, one at the end).
     let xs = vec![T::of(1.0); 20_000];
     let xd = DeviceBuffer::<T>::from_host(dev, &xs).unwrap();
+    let mut teams_bad: Vec<u64> = (0..=32).map(|i| i * 625).collect();
+    let mut teams_end = teams_bad.clone();
+    teams_bad[17] = 100;
+    teams_end[30] = 19_995;
+    teams_end[31] = 19_990;
     for off in [
         vec![0u64, 9_000, 5_000, 20_000],
         vec![0, 20_000, 0, 20_000],
         vec![7, 20_000],
+        teams_bad,
+        teams_end,
     ] {
         let nseg = off.len() - 1;
         let offb = DeviceBuffer::<u64>::from_host(dev, &off).unwrap();
