@@ -75,12 +75,12 @@ pub const SEG_LONG_MAX_TILES: u64 = 256;
 /// segments) take the two kernels of the dense path (`rs_seg_dense`, then
 /// `rs_seg_dense_join`) instead of five: every group added piece by piece, in chunks cut by a
 /// merge path over the positions and the segments' ends (short pieces by teams of threads,
-/// see [`DENSE_TEAMS_BELOW`]). Measured on an H100 (docs/PERFORMANCE.md, 2026-12-07 15:59):
-/// with the teams the dense path is 2.3-3.3x faster than the five kernels at averages of 128
-/// and 250 values (f32 and f64), and faster at every average tried up to 1e4 (07:29: 1.5x to
-/// 2.4x from 500 with the block merge alone). Averages below 96 were not measured with the
-/// teams and keep the five kernels (any value is correct).
-pub const DENSE_MIN_AVG: u64 = 96;
+/// see [`DENSE_TEAMS_BELOW`]). Measured on an H100 (docs/PERFORMANCE.md, 2026-12-07
+/// 15:59-16:29): with the teams the dense path is faster than the five kernels at every
+/// average tried from 32 to 1e4 values (f32 1.1x at 32, 1.4-1.9x at 48-96, 2.3-3.3x at 128
+/// and 250; f64 1.3x at 32, 1.6-3.1x at 48-250), as fast at 8 and 1.2-1.5x slower at 16
+/// (any value is correct).
+pub const DENSE_MIN_AVG: u64 = 32;
 
 /// Segments of fewer than this many positions on average take `rs_seg_dense_teams` on the
 /// dense path instead of `rs_seg_dense`: where a chunk's pieces are short, teams of threads
