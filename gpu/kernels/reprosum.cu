@@ -2505,8 +2505,10 @@ RS_DEV void rs_seg_join_body(RsGroups G, rs_u64 span, const rs_u64* tile_first, 
 // that no copy follows), zeroes the error words of the next call (the host alternates two
 // pairs, so that no memset precedes a call), takes the verdict (rs_seg_bad: nothing is
 // written when the offsets are bad) and writes every group: from its slot, from its pieces
-// (block-wide, by the chunk where it ends), or +0 when it is empty. The same bits as every
-// other path: a group's sum is the merge of exact states of its values.
+// (block-wide, by the chunk where it ends), or +0 when it is empty. The host passes the span,
+// or ~0 where it has not read the last offset (each dense kernel then reads it,
+// rs_dense_span); the join hands the last offset back with the verdict. The same bits as
+// every other path: a group's sum is the merge of exact states of its values.
 
 // The last index i in [0, n) with pred(j, i), for each of N searches j at once (pred(j, 0)
 // taken as true; pred(j, .) monotone: true, then false), found by the whole block: each round
@@ -2730,14 +2732,23 @@ RS_DEV void rs_seg_dense_body(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64
   }
 }
 
+// The span the dense kernels take: `span`, or with ~0 (the host did not read it) the last
+// offset.
+RS_DEV rs_u64 rs_dense_span(const rs_u64* off, rs_u64 nseg, rs_u64 span) {
+  return span == ~(rs_u64)0 ? off[nseg] : span;
+}
+
 // rs_seg_dense_join's first thread: the verdict err (when not null) to verdict[0..2] (1 for
-// a bad offset, for a segment past the capacity; else 0) and zeros to clear[0..2] (when not
-// null): the error words the next call will take.
-RS_DEV void rs_seg_dense_verdict(const rs_u32* err, rs_u32* verdict, rs_u32* clear) {
+// a bad offset, for a segment past the capacity; else 0) with the last offset after it (a
+// 64-bit word at verdict + 2, 8-byte aligned: the span, for the host's next choice), and
+// zeros to clear[0..2] (when not null): the error words the next call will take.
+RS_DEV void rs_seg_dense_verdict(const rs_u32* err, rs_u32* verdict, rs_u32* clear, const rs_u64* off,
+                                 rs_u64 nseg) {
   if (RS_BID != 0 || RS_TID != 0) return;
   if (err != 0 && verdict != 0) {
     verdict[0] = err[0] != 0u ? 1u : 0u;
     verdict[1] = err[1] != 0u ? 1u : 0u;
+    *reinterpret_cast<rs_u64*>(verdict + 2) = off[nseg];
   }
   if (clear != 0) {
     clear[0] = 0u;
@@ -4084,6 +4095,7 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                                            rs_u64 cap, rs_u64 w, rs_u64 nchunks, rs_u64* pos,       \
                                            rs_u64* first, T* slots, rs_u32* whole, T* lheads,       \
                                            T* ltails, rs_u32* err, rs_u64 fold) {                   \
+    span = rs_dense_span(off, nseg, span);                                                          \
     rs_seg_check(off, nseg, span, cap, err);                                                        \
     rs_seg_dense_body<T, K, false>(x, off, nseg, span, cap, w, nchunks, pos, first, slots, whole,    \
                                    lheads, ltails, RsFold<K>(fold));                                \
@@ -4092,6 +4104,7 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                                            rs_u64 cap, rs_u64 w, rs_u64 nchunks, rs_u64* pos,       \
                                            rs_u64* first, T* slots, rs_u32* whole, T* lheads,       \
                                            T* ltails, rs_u32* err, rs_u64 fold) {                   \
+    span = rs_dense_span(off, nseg, span);                                                          \
     rs_seg_check(off, nseg, span, cap, err);                                                        \
     rs_seg_dense_body<T, K, true>(x, off, nseg, span, cap, w, nchunks, pos, first, slots, whole,     \
                                   lheads, ltails, RsFold<K>(fold));                                 \
@@ -4102,7 +4115,7 @@ RS_DEV void rs_cumsum_lookback_body(const T* x, T* out, rs_u64 n, const T* start
                                                 const T* lheads, const T* ltails, T* out,           \
                                                 const rs_u32* err, rs_u32* verdict, rs_u32* clear,  \
                                                 rs_u64 fold) {                                      \
-    rs_seg_dense_verdict(err, verdict, clear);                                                      \
+    rs_seg_dense_verdict(err, verdict, clear, off, nseg);                                           \
     if (rs_seg_bad(err)) return;                                                                    \
     rs_seg_dense_join_body<T, K>(off, nseg, nchunks, pos, first, slots, whole, lheads, ltails, out, \
                                  RsFold<K>(fold));                                                  \

@@ -389,14 +389,18 @@ struct Workspace {
     /// The segmented sums' error words, tile numbers and pieces of groups crossing tiles.
     seg: DevMem,
     /// The dense segmented sum's error words: two pairs (one call takes one, and its join
-    /// kernel zeroes the other for the next call), then the verdict's two words where the
-    /// host buffer is not mapped. See `segmented::seg_dense_locked`.
+    /// kernel zeroes the other for the next call), then the verdict's two words and the last
+    /// offset where the host buffer is not mapped. See `segmented::seg_dense_locked`.
     seg_err: DevMem,
     /// The pair of `seg_err` the next dense call takes (0 or 1).
     seg_err_pair: u64,
     /// The pairs may not be as the kernels leave them (never used, or a call failed):
     /// zero them before the next dense call.
     seg_err_dirty: bool,
+    /// The last offset of the last segmented sum of device offsets (their address and
+    /// count, then the offset), which chooses the next such call's kernels without reading
+    /// it first (see `segmented_sum_raw`).
+    seg_span: Option<(u64, usize, u64)>,
     /// Host offsets of a segmented sum, uploaded (64-bit).
     seg_off: DevMem,
     /// The keyed sum's error words, counts (then offsets), cursors, scan parts and the
@@ -445,6 +449,7 @@ impl Workspace {
             seg_err: DevMem::empty(),
             seg_err_pair: 0,
             seg_err_dirty: true,
+            seg_span: None,
             seg_off: DevMem::empty(),
             key: DevMem::empty(),
             key_sorted: DevMem::empty(),

@@ -29,7 +29,11 @@
 //! keeping each group's state or pieces in the workspace; `rs_seg_dense_join` takes the
 //! verdict and writes every group (nothing when the offsets are bad). A call of long
 //! segments then pays two launches, not five, and nothing else: the join hands the verdict
-//! to the host in mapped page-locked memory and zeroes the next call's error words.
+//! to the host in mapped page-locked memory and zeroes the next call's error words. Offsets
+//! in device memory cost a read of the last offset before the kernels (a round trip), but
+//! where the same offsets (address and count) came in the call before: their last offset
+//! then chooses the kernels, and where that is the dense path its first kernel reads the
+//! last offset itself and the join hands it back for the next call.
 
 use super::*;
 
@@ -380,7 +384,7 @@ impl<R: Runtime> Device<R> {
         }
         if l.off != 0 && l.span / l.nseg >= DENSE_MIN_AVG {
             // SAFETY: the caller's contract, passed on.
-            return unsafe { self.seg_dense_locked::<T>(&k, ws, x, l, out, fold, stream) };
+            return unsafe { self.seg_dense_locked::<T>(&k, ws, x, l, out, fold, stream, false) }.map(|_| ());
         }
         if l.off == 0
             && l.cols <= ROWS_SHORT_MAX_COLS
@@ -553,12 +557,17 @@ impl<R: Runtime> Device<R> {
 
     /// The dense path of [`Device::seg_locked`] (segments, `l.off` not 0): `rs_seg_dense`
     /// checks the offsets and adds every group, then `rs_seg_dense_join` writes them all
-    /// (nothing when the offsets are bad), hands the verdict on (into the mapped host
-    /// buffer, else a device word copied back) and zeroes the other pair of error words,
-    /// which the next call takes. The stream is synchronised.
+    /// (nothing when the offsets are bad), hands the verdict and the last offset on (into
+    /// the mapped host buffer, else device words copied back) and zeroes the other pair of
+    /// error words, which the next call takes. With `read_span` the first kernel reads the
+    /// span (the last offset) itself and `l.span` is only the host's guess, which chooses
+    /// the kernel and the chunks (any guess gives the same bits). Returns the last offset the
+    /// kernels took where the device checked the offsets (`l.check`), else `l.span`. The
+    /// stream is synchronised.
     ///
     /// # Safety
-    /// As for [`Device::seg_locked`].
+    /// As for [`Device::seg_locked`]; with `read_span`, `x` holds as many values as the last
+    /// offset says.
     #[allow(clippy::too_many_arguments)]
     unsafe fn seg_dense_locked<T: GpuFloat>(
         &self,
@@ -569,7 +578,8 @@ impl<R: Runtime> Device<R> {
         out: u64,
         fold: usize,
         stream: Stream,
-    ) -> Result<(), GpuError> {
+        read_span: bool,
+    ) -> Result<u64, GpuError> {
         let state = (2 * fold + 1) * T::BYTES;
         let too_many = || GpuError::InvalidLaunch(format!("{} segments", l.nseg));
         let default = if T::BYTES == 4 {
@@ -609,8 +619,9 @@ impl<R: Runtime> Device<R> {
         let ltails = lheads + (state * nc) as u64;
         let whole = ltails + (state * nc) as u64;
         // The error words: the call's pair and the next call's, which the join zeroes (so
-        // that no memset is queued before a call), then the verdict's device copy.
-        ws.seg_err.ensure::<R>(24)?;
+        // that no memset is queued before a call), then the device copy of the verdict and
+        // the last offset.
+        ws.seg_err.ensure::<R>(32)?;
         let pair = ws.seg_err_pair & 1;
         let err = ws.seg_err.ptr + 8 * pair;
         let clear = ws.seg_err.ptr + 8 * (1 - pair);
@@ -620,14 +631,14 @@ impl<R: Runtime> Device<R> {
         }
         // Until this call completes, the pairs are as a failed call may leave them.
         ws.seg_err_dirty = true;
-        // The verdict: straight into the page-locked host buffer where it is mapped (no copy
-        // after the kernels), else into seg_err's last words and copied back. Poisoned, so
-        // that a join that did not write it cannot pass for one that did.
+        // The verdict and the last offset: straight into the page-locked host buffer where it
+        // is mapped (no copy after the kernels), else into seg_err's last words and copied
+        // back. Poisoned, so that a join that did not write them cannot pass for one that did.
         let (host_ptr, host_dev) = if l.check {
-            let (p, d) = ws.ensure_host::<R>(8)?;
-            // SAFETY: the host buffer holds at least 8 bytes; nothing else uses it while the
+            let (p, d) = ws.ensure_host::<R>(16)?;
+            // SAFETY: the host buffer holds at least 16 bytes; nothing else uses it while the
             // workspace is locked.
-            unsafe { std::ptr::write_bytes(p, 0xFF, 8) };
+            unsafe { std::ptr::write_bytes(p, 0xFF, 16) };
             (p, d)
         } else {
             (std::ptr::null_mut(), 0)
@@ -641,7 +652,7 @@ impl<R: Runtime> Device<R> {
             x,
             l.off,
             l.nseg,
-            l.span,
+            if read_span { u64::MAX } else { l.span },
             T::CAPACITY,
             DENSE_SEG_COST,
             nchunks,
@@ -684,8 +695,8 @@ impl<R: Runtime> Device<R> {
         // buffer's 8 bytes or seg_err's) and the other pair.
         unsafe { self.launch(&k.seg_dense_join, jgrid, jblock, jsmem, stream, args) }?;
         if l.check && host_dev == 0 {
-            // SAFETY: 8 bytes into the host buffer, which outlives the synchronisation below.
-            unsafe { R::copy_dtoh(host_ptr, verdict, 8, stream.0) }?;
+            // SAFETY: 16 bytes into the host buffer, which outlives the synchronisation below.
+            unsafe { R::copy_dtoh(host_ptr, verdict, 16, stream.0) }?;
         }
         // The kernel's writes to mapped memory are visible to the host once the stream is
         // synchronised.
@@ -694,11 +705,18 @@ impl<R: Runtime> Device<R> {
         ws.seg_err_pair = 1 - pair;
         ws.seg_err_dirty = false;
         if !l.check {
-            return Ok(());
+            return Ok(l.span);
         }
-        // SAFETY: two u32 (native order, as the kernel or the copy wrote them, now complete)
-        // at the host buffer's start, which holds at least 8 bytes.
-        verdict_of(unsafe { std::ptr::read_unaligned(host_ptr.cast::<[u32; 2]>()) })
+        // SAFETY: two u32 and a u64 (native order, as the kernel or the copy wrote them, now
+        // complete) at the host buffer's start, which holds at least 16 bytes.
+        let (words, last) = unsafe {
+            (
+                std::ptr::read_unaligned(host_ptr.cast::<[u32; 2]>()),
+                std::ptr::read_unaligned(host_ptr.add(8).cast::<u64>()),
+            )
+        };
+        verdict_of(words)?;
+        Ok(last)
     }
 
     /// The tiles of `rs_seg_sum` for `span` positions: its block and shared memory (`launch`'s
@@ -1032,11 +1050,39 @@ impl<R: Runtime> Device<R> {
         }
         let _bound = self.bind()?;
         let mut ws = self.lock();
+        let aligned = |p: u64| p != 0 && p & (T::BYTES as u64 - 1) == 0;
+        // The same offsets as the last call's (address and count): their last offset then (a
+        // guess: the values may have changed since) chooses the kernels without a read of
+        // the last offset first, where it chooses the dense path, whose first kernel reads
+        // the last offset itself (and the join hands it back). Any guess gives the same
+        // bits; only the speed depends on it.
+        let guess = match ws.seg_span {
+            Some((o, n, last)) if o == offsets && n == nseg && nseg > 0 => Some(last),
+            _ => None,
+        };
+        if let Some(span) = guess.filter(|&g| g / nseg as u64 >= DENSE_MIN_AVG && aligned(x) && aligned(out))
+        {
+            let k = self.kernels::<T>(fold)?;
+            let l = Layout {
+                off: offsets,
+                nseg: nseg as u64,
+                stride: 0,
+                cols: 0,
+                span,
+                check: true,
+            };
+            // SAFETY: the caller's contract: x holds as many values as the last offset says
+            // and out nseg; the offsets are checked on the device first.
+            let last = unsafe { self.seg_dense_locked::<T>(&k, &mut ws, x, l, out, fold, stream, true) }?;
+            ws.seg_span = Some((offsets, nseg, last));
+            return Ok(());
+        }
         // SAFETY: offsets holds nseg + 1 u64 on this device (the caller's contract).
         let last = unsafe { last_offset_ws::<R>(&mut ws, offsets, nseg, stream) }?;
         if nseg == 0 {
             return no_segments(last);
         }
+        ws.seg_span = Some((offsets, nseg, last));
         let l = Layout {
             off: offsets,
             nseg: nseg as u64,

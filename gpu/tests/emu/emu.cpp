@@ -797,7 +797,8 @@ static bool seg_kernels(const SegCase& c, const T* x, unsigned block, int fold_a
 // adds) over chunks of the merge path, with a segment's end counting w positions and chunks
 // of about eight vectors per thread, half a tile (so that groups cross many chunks, and some joins are
 // block-wide), on a grid of 3 blocks (grid-stride over the chunks), then rs_seg_dense_join on a
-// small grid. TEAMS: rs_seg_dense_teams' walk over a chunk's pieces instead. `out` gets the
+// small grid. Blocks of an odd size pass the span as ~0, read from the last offset as the
+// kernels do (rs_dense_span). TEAMS: rs_seg_dense_teams' walk over a chunk's pieces instead. `out` gets the
 // groups' sums; false (and a message) when the check reports good offsets bad or the engine
 // fails.
 template <typename T, int K, bool TEAMS>
@@ -817,8 +818,9 @@ static bool seg_dense_kernels(const SegCase& c, const T* x, unsigned block, int 
   const unsigned grid = nchunks > 3 ? 3u : 1u;
   g_engine_error = false;
   launch(grid, block, 16 + sizeof(T) * st * block + 24, [&] {
-    rs_seg_check(c.off.data(), c.nseg, c.span, cap, err);
-    rs_seg_dense_body<T, K, TEAMS>(x, c.off.data(), c.nseg, c.span, cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lheads.data(), ltails.data(), fold);
+    const unsigned long long span = rs_dense_span(c.off.data(), c.nseg, block % 2 ? ~0ull : c.span);
+    rs_seg_check(c.off.data(), c.nseg, span, cap, err);
+    rs_seg_dense_body<T, K, TEAMS>(x, c.off.data(), c.nseg, span, cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lheads.data(), ltails.data(), fold);
   });
   if (err[0] || err[1]) {
     if (!g_quiet) printf("FAIL seg %s (dense): good offsets reported bad (%u, %u)\n", c.name.c_str(), err[0], err[1]);
@@ -931,9 +933,13 @@ static bool run_seg_bad(unsigned block) {
       ok = false;
     }
     // The dense path: rs_seg_dense and rs_seg_dense_teams give the same verdict (their adds
-    // stay within the values, x[0..n) here with one more at the end) and rs_seg_dense_join
-    // then writes nothing.
-    for (int teams = 0; teams < 2; ++teams) {
+    // stay within the values, x[0..n) here with one more at the end), with the span passed
+    // and (where the last offset is n) read, and rs_seg_dense_join hands it on with the last
+    // offset and then writes nothing.
+    for (int mode = 0; mode < 4; ++mode) {
+      const bool teams = mode & 1, read = mode & 2;
+      if (read && b.off[nseg] != b.n) continue;
+      const unsigned long long span = read ? ~0ull : b.n;
       unsigned derr[2] = {0, 0};
       const unsigned long long w = 1 + block % 4, nchunks = 3;
       std::vector<double> x(b.n + 1, 1.0), slots(nseg * 7), lh(nchunks * 7), lt(lh), out(nseg, -7.0);
@@ -941,19 +947,23 @@ static bool run_seg_bad(unsigned block) {
       std::vector<rs_u32> whole(nseg);
       launch(2, block, 16 + 8 * 7 * block + 24, [&] {
         if (teams)
-          rs_seg_dense_teams_f64_k3(x.data(), b.off.data(), nseg, b.n, b.cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), derr, 3);
+          rs_seg_dense_teams_f64_k3(x.data(), b.off.data(), nseg, span, b.cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), derr, 3);
         else
-          rs_seg_dense_f64_k3(x.data(), b.off.data(), nseg, b.n, b.cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), derr, 3);
+          rs_seg_dense_f64_k3(x.data(), b.off.data(), nseg, span, b.cap, w, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), derr, 3);
       });
       // The join hands the verdict on (0 or 1 each) and zeroes the next call's pair.
-      unsigned verdict[2] = {0xFFFFFFFFu, 0xFFFFFFFFu}, clear[2] = {5u, 5u};
+      alignas(8) unsigned verdict[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
+      unsigned clear[2] = {5u, 5u};
       launch(2, block, 16 + 8 * 7 * block, [&] { rs_seg_dense_join_f64_k3(b.off.data(), nseg, nchunks, pos.data(), first.data(), slots.data(), whole.data(), lh.data(), lt.data(), out.data(), derr, verdict, clear, 3); });
       bool dgood = (derr[0] == err[0] && derr[1] == err[1]) && !g_engine_error;
       dgood = dgood && verdict[0] == (derr[0] != 0 ? 1u : 0u) && verdict[1] == (derr[1] != 0 ? 1u : 0u);
       dgood = dgood && clear[0] == 0 && clear[1] == 0;
+      unsigned long long last;
+      std::memcpy(&last, verdict + 2, 8);
+      dgood = dgood && last == b.off[nseg];
       for (double v : out) dgood = dgood && (b.want < 0 ? true : rs_bits(v) == rs_bits(-7.0));
       if (!dgood) {
-        if (!g_quiet) printf("FAIL seg dense%s: offsets case with %llu segments: err (%u, %u) against rs_seg_prep's (%u, %u), or written with bad offsets (block %u)\n", teams ? " teams" : "", nseg, derr[0], derr[1], err[0], err[1], block);
+        if (!g_quiet) printf("FAIL seg dense%s%s: offsets case with %llu segments: err (%u, %u) against rs_seg_prep's (%u, %u), last offset handed on %llu, or written with bad offsets (block %u)\n", teams ? " teams" : "", read ? " (span read)" : "", nseg, derr[0], derr[1], err[0], err[1], last, block);
         ok = false;
       }
     }

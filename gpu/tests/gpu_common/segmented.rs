@@ -530,6 +530,62 @@ pub fn dense_checks<T: GpuFloat + StartFloat>(dev: &Device, t: &mut Tally) {
             || format!("dense path {} bad device offsets {off:?}: {r:?}", T::NAME),
         );
     }
+    // The same device offsets (address and count) as the call before, with other values in
+    // them: that call's last offset chooses the kernels (the dense path, whose kernel reads
+    // the last offset itself, where it says so). Any choice gives the core's bits, and bad
+    // offsets are refused with the output untouched: long segments (2500 values), short ones
+    // (an average of 8: the five kernels), 600 (the teams), bad, then long again.
+    let nseg = 400u64;
+    let long: Vec<u64> = (0..=nseg).map(|i| i * 2_500).collect();
+    let short: Vec<u64> = (0..=nseg).map(|i| i * 8).collect();
+    let teams: Vec<u64> = (0..=nseg).map(|i| i * 600).collect();
+    let mut bad = long.clone();
+    bad[200] = 10;
+    let xs = values::<T>(&mut rng, 1_000_000, true);
+    let xd = DeviceBuffer::<T>::from_host(dev, &xs).unwrap();
+    let offb = DeviceBuffer::<u64>::from_host(dev, &long).unwrap();
+    let mut outd = DeviceBuffer::<T>::from_host(dev, &vec![poison::<T>(); nseg as usize]).unwrap();
+    for (what, off) in [
+        ("long", &long),
+        ("long again", &long),
+        ("short after long", &short),
+        ("short again", &short),
+        ("long after short", &long),
+        ("teams after long", &teams),
+        ("bad after teams", &bad),
+        ("long after bad", &long),
+        ("long again after bad", &long),
+    ] {
+        offb.copy_from_host(off).unwrap();
+        outd.fill_bytes(0xA5).unwrap();
+        let before = outd.to_host().unwrap();
+        // SAFETY: the offsets stay within the 1e6 values (but the bad ones, which the check
+        // refuses before any read past their own segment).
+        let r = unsafe {
+            gpu::segmented_sum_ptr::<T>(
+                xd.device_ptr() as *const T,
+                offb.device_ptr() as *const usize,
+                nseg as usize,
+                3,
+                outd.device_ptr() as *mut T,
+                std::ptr::null_mut(),
+            )
+        };
+        let got = outd.to_host().unwrap();
+        if what.starts_with("bad") {
+            let untouched = got.iter().zip(&before).all(|(g, b)| g.bits() == b.bits());
+            t.check(
+                r.as_ref().err() == Some(&GpuError::Core(reprosum_core::Error::InvalidOffsets)) && untouched,
+                || format!("dense path {} offsets reused, {what}: {r:?}", T::NAME),
+            );
+            continue;
+        }
+        let ok = (0..nseg as usize)
+            .all(|i| got[i].bits() == reference(&xs[off[i] as usize..off[i + 1] as usize], 3).bits());
+        t.check(r.is_ok() && ok, || {
+            format!("dense path {} offsets reused, {what}: {r:?}", T::NAME)
+        });
+    }
 }
 
 /// Row sums: dense, padded (a gap after each row), wide, narrow, empty rows.
