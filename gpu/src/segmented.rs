@@ -1055,7 +1055,9 @@ impl<R: Runtime> Device<R> {
         // guess: the values may have changed since) chooses the kernels without a read of
         // the last offset first, where it chooses the dense path, whose first kernel reads
         // the last offset itself (and the join hands it back). Any guess gives the same
-        // bits; only the speed depends on it.
+        // bits; only the speed depends on it: the kernel and the number of chunks are the
+        // guess's, so where the span has grown far past a guess of less than a wave of
+        // chunks, that one call runs on fewer blocks than the device holds.
         let guess = match ws.seg_span {
             Some((o, n, last)) if o == offsets && n == nseg && nseg > 0 => Some(last),
             _ => None,
