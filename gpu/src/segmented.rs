@@ -329,6 +329,39 @@ unsafe fn read_last<R: Runtime>(
     }
 }
 
+/// The span a segmented sum of device offsets at `offsets` (`nseg` segments, values at `x`,
+/// sums to `out`) takes from `last`, the last call's offsets (address, count) and last offset,
+/// without reading its own last offset first: that last offset, where the offsets are the
+/// same ones and it chooses the dense path (whose first kernel then reads the last offset
+/// itself, and whose join hands it back); else none (the call reads it first). A guess, as
+/// the values may have changed since: any guess gives the same bits, only the speed depends
+/// on it. The kernel and the number of chunks are the guess's, so where the span has grown
+/// far past a guess of less than a wave of chunks, that one call runs on fewer blocks than
+/// the device holds. Null or misaligned `x` or `out` take no guess (the checks after the
+/// read of the last offset report them).
+fn dense_guess<T: GpuFloat>(
+    last: Option<(u64, usize, u64)>,
+    x: u64,
+    offsets: u64,
+    nseg: usize,
+    out: u64,
+) -> Option<u64> {
+    let aligned = |p: u64| p != 0 && p & (T::BYTES as u64 - 1) == 0;
+    match last {
+        Some((o, n, span))
+            if o == offsets
+                && n == nseg
+                && nseg > 0
+                && span / nseg as u64 >= DENSE_MIN_AVG
+                && aligned(x)
+                && aligned(out) =>
+        {
+            Some(span)
+        }
+        _ => None,
+    }
+}
+
 /// No segments: nothing to write, and the one offset must be 0.
 fn no_segments(last: u64) -> Result<(), GpuError> {
     if last == 0 {
@@ -1050,32 +1083,20 @@ impl<R: Runtime> Device<R> {
         }
         let _bound = self.bind()?;
         let mut ws = self.lock();
-        let aligned = |p: u64| p != 0 && p & (T::BYTES as u64 - 1) == 0;
-        // The same offsets as the last call's (address and count): their last offset then (a
-        // guess: the values may have changed since) chooses the kernels without a read of
-        // the last offset first, where it chooses the dense path, whose first kernel reads
-        // the last offset itself (and the join hands it back). Any guess gives the same
-        // bits; only the speed depends on it: the kernel and the number of chunks are the
-        // guess's, so where the span has grown far past a guess of less than a wave of
-        // chunks, that one call runs on fewer blocks than the device holds.
-        let guess = match ws.seg_span {
-            Some((o, n, last)) if o == offsets && n == nseg && nseg > 0 => Some(last),
-            _ => None,
+        let layout = |span| Layout {
+            off: offsets,
+            nseg: nseg as u64,
+            stride: 0,
+            cols: 0,
+            span,
+            check: true,
         };
-        if let Some(span) = guess.filter(|&g| g / nseg as u64 >= DENSE_MIN_AVG && aligned(x) && aligned(out))
-        {
+        if let Some(span) = dense_guess::<T>(ws.seg_span, x, offsets, nseg, out) {
             let k = self.kernels::<T>(fold)?;
-            let l = Layout {
-                off: offsets,
-                nseg: nseg as u64,
-                stride: 0,
-                cols: 0,
-                span,
-                check: true,
-            };
             // SAFETY: the caller's contract: x holds as many values as the last offset says
             // and out nseg; the offsets are checked on the device first.
-            let last = unsafe { self.seg_dense_locked::<T>(&k, &mut ws, x, l, out, fold, stream, true) }?;
+            let last =
+                unsafe { self.seg_dense_locked::<T>(&k, &mut ws, x, layout(span), out, fold, stream, true) }?;
             ws.seg_span = Some((offsets, nseg, last));
             return Ok(());
         }
@@ -1085,16 +1106,8 @@ impl<R: Runtime> Device<R> {
             return no_segments(last);
         }
         ws.seg_span = Some((offsets, nseg, last));
-        let l = Layout {
-            off: offsets,
-            nseg: nseg as u64,
-            stride: 0,
-            cols: 0,
-            span: last,
-            check: true,
-        };
         // SAFETY: the caller's contract; the offsets are checked on the device first.
-        unsafe { self.seg_locked::<T>(&mut ws, x, l, out, fold, stream, &Launch::default()) }
+        unsafe { self.seg_locked::<T>(&mut ws, x, layout(last), out, fold, stream, &Launch::default()) }
     }
 
     /// The row sums at raw device addresses on a stream (as [`Device::sum_rows`]). The stream
@@ -1871,6 +1884,27 @@ pub unsafe fn segmented_cumsum_ptr<R: Runtime, T: GpuFloat>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_calls_offset_is_taken_only_for_the_same_offsets_on_the_dense_path() {
+        let (x, off, out) = (0x1000u64, 0x2000u64, 0x3000u64);
+        let dense = 100 * DENSE_MIN_AVG;
+        let last = Some((off, 100usize, dense));
+        assert_eq!(dense_guess::<f64>(last, x, off, 100, out), Some(dense));
+        assert_eq!(dense_guess::<f32>(last, x + 4, off, 100, out + 4), Some(dense));
+        // Other offsets, another count, none before, no segments.
+        assert_eq!(dense_guess::<f64>(last, x, off + 8, 100, out), None);
+        assert_eq!(dense_guess::<f64>(last, x, off, 99, out), None);
+        assert_eq!(dense_guess::<f64>(None, x, off, 100, out), None);
+        assert_eq!(dense_guess::<f64>(Some((off, 0, 0)), x, off, 0, out), None);
+        // A last offset that chooses the five kernels: read it first.
+        let short = Some((off, 100usize, 100 * DENSE_MIN_AVG - 1));
+        assert_eq!(dense_guess::<f64>(short, x, off, 100, out), None);
+        // Null or misaligned input or output: the checks after the read report them.
+        for (x, out) in [(0, out), (x, 0), (x + 4, out), (x, out + 4)] {
+            assert_eq!(dense_guess::<f64>(last, x, off, 100, out), None);
+        }
+    }
 
     #[test]
     fn host_checks_are_the_cores() {
