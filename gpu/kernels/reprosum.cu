@@ -2662,17 +2662,25 @@ template <typename T, int K>
 RS_DEV void rs_dense_pieces_block(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 cap, rs_u64 c, rs_u64 g,
                                   rs_u64 p0, rs_u64 p1, rs_u64 walk, T* slots, rs_u32* whole, T* lheads,
                                   T* ltails, T* S, RsFold<K> f) {
-  // Each group's offsets come from the one before (its end is the next one's begin) and the
-  // next group's end is loaded before this group's piece is added, so that no piece waits
-  // for its offsets.
-  rs_u64 e = g < nseg ? off[g] : 0;
-  rs_u64 en = g < nseg ? off[g + 1] : 0;
+  // f64 (with the end of each piece in one round of loads, rs_range_add's BATCH_END): each
+  // group's begin comes from the group before (its end) and the next group's end is loaded
+  // before this group's piece is added, so that no piece waits for its offsets. f32 reads
+  // both when it reaches the group, as it did when it was measured.
+  constexpr bool AHEAD = sizeof(T) == 8;
+  rs_u64 e = AHEAD && g < nseg ? off[g] : 0;
+  rs_u64 en = AHEAD && g < nseg ? off[g + 1] : 0;
 #pragma unroll 1
   for (rs_u64 i = 0; i < walk && g < nseg; ++i, ++g) {  // the same for every thread
-    const rs_u64 b = e;
-    e = en;
+    rs_u64 b;
+    if constexpr (AHEAD) {
+      b = e;
+      e = en;
+    } else {
+      b = off[g];
+      e = off[g + 1];
+    }
     if (b >= p1) break;
-    en = g + 1 < nseg ? off[g + 2] : 0;
+    if constexpr (AHEAD) en = g + 1 < nseg ? off[g + 2] : 0;
     const rs_u64 q0 = b > p0 ? b : p0, q1 = e < p1 ? e : p1;
     // Empty, ended before the chunk, or bad (decreasing, or past the capacity: the check
     // refuses the call, and a segment past the capacity is never read).
