@@ -2639,6 +2639,13 @@ RS_DEV RsDenseCut rs_dense_cut(const rs_u64* off, rs_u64 nseg, rs_u64 span, rs_u
 // than the block add pieces side by side.
 #define RS_DENSE_TEAM_VECS 8
 
+// Whether the dense path's pieces end in one round of loads (rs_range_add's BATCH_END) and
+// rs_seg_dense's walk loads each group's end ahead: f64 only (measured in rs_range_add).
+template <typename T>
+struct RsDenseBatched {
+  static constexpr bool value = sizeof(T) == 8;
+};
+
 // Where the dense path keeps group g's state a (its piece in chunk c of [p0, p1), the group
 // [b, e)): the group's slot when the chunk holds all of it, else the chunk's head or tail
 // piece (whole[g] names the group's first chunk).
@@ -2662,11 +2669,11 @@ template <typename T, int K>
 RS_DEV void rs_dense_pieces_block(const T* x, const rs_u64* off, rs_u64 nseg, rs_u64 cap, rs_u64 c, rs_u64 g,
                                   rs_u64 p0, rs_u64 p1, rs_u64 walk, T* slots, rs_u32* whole, T* lheads,
                                   T* ltails, T* S, RsFold<K> f) {
-  // f64 (with the end of each piece in one round of loads, rs_range_add's BATCH_END): each
-  // group's begin comes from the group before (its end) and the next group's end is loaded
-  // before this group's piece is added, so that no piece waits for its offsets. f32 reads
-  // both when it reaches the group, as it did when it was measured.
-  constexpr bool AHEAD = sizeof(T) == 8;
+  // Where the pieces end in one round of loads (RsDenseBatched: f64), each group's begin
+  // comes from the group before (its end) and the next group's end is loaded before this
+  // group's piece is added, so that no piece waits for its offsets. f32 reads both when it
+  // reaches the group, as it did when it was measured.
+  constexpr bool AHEAD = RsDenseBatched<T>::value;
   rs_u64 e = AHEAD && g < nseg ? off[g] : 0;
   rs_u64 en = AHEAD && g < nseg ? off[g + 1] : 0;
 #pragma unroll 1
@@ -2687,7 +2694,7 @@ RS_DEV void rs_dense_pieces_block(const T* x, const rs_u64* off, rs_u64 nseg, rs
     if (q0 >= q1 || e - b > cap) continue;
     RsAcc<T, K> a(f);
     rs_clear(a);
-    rs_range_add<sizeof(T) == 8>(a, x + q0, q1 - q0, RS_TID, RS_BDIM);
+    rs_range_add<RsDenseBatched<T>::value>(a, x + q0, q1 - q0, RS_TID, RS_BDIM);
     rs_block_reduce(a, S);
     // No barrier before the next piece's reduction: rs_block_reduce ends with one, and its
     // result is in thread 0's registers.
@@ -2729,7 +2736,7 @@ RS_DEV void rs_dense_pieces_teams(const T* x, const rs_u64* off, rs_u64 nseg, rs
       // Empty, ended before the chunk, begun after it, or bad (decreasing, or past the
       // capacity: the check refuses the call, and a segment past the capacity is never read).
       if (b < p1 && q0 < q1 && e - b <= cap) {
-        rs_range_add<sizeof(T) == 8>(a, x + q0, q1 - q0, lane, tn);
+        rs_range_add<RsDenseBatched<T>::value>(a, x + q0, q1 - q0, lane, tn);
         mine = true;
       }
     }
